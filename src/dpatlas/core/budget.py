@@ -1,0 +1,233 @@
+"""Privacy budget accounting: check, then spend, atomically; refuse an overspend.
+
+A :class:`Budget` holds a total ``(epsilon, delta)`` and a history of spends. Amounts are kept
+as exact decimals (``Decimal(repr(x))``), so 100 spends of ``0.01`` add up to exactly ``1.0``
+and the last one is not refused by float drift.
+
+Two ways to add spends up:
+
+``accounting="basic"`` (default)
+    Sequential composition: ``(Σ ε_i, Σ δ_i) <= (ε, δ)`` (Dwork & Roth 2014, Thm. 3.16).
+``accounting="zcdp"``
+    Zero-concentrated DP (Bun & Steinke 2016): each spend is charged its ``rho`` (a pure
+    ε-DP release costs ``ε²/2``, Prop. 1.4; a Gaussian release ``Δ²/2σ²``), zCDP composes by
+    adding ``rho``, and the total ``(ε, δ)`` is met when ``Σρ <= ρ*`` where ``ρ*`` is the
+    largest ``ρ`` with ``ρ + 2·sqrt(ρ·ln(1/δ)) <= ε`` (Prop. 1.3). Needs ``delta > 0``.
+
+Parallel composition (one release over disjoint parts costs its ε once) is the job of the
+release function, which then spends once. :meth:`Budget.open` gives the same interface over a
+persistent SQLite ledger shared by processes (:mod:`dpatlas.core.ledger`).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from decimal import Decimal
+from pathlib import Path
+from typing import NamedTuple
+
+from dpatlas.core.validation import check_delta, check_epsilon
+from dpatlas.errors import BudgetExceededError
+
+__all__ = ["Budget", "BudgetAmount", "Spend"]
+
+
+def dec(x: float) -> Decimal:
+    """The decimal a user typed for ``x`` (``Decimal(repr(x))``), exact for sums."""
+    return Decimal(repr(float(x)))
+
+
+@dataclass(frozen=True)
+class Spend:
+    """One debit: what a release cost, and what it was."""
+
+    epsilon: Decimal
+    delta: Decimal
+    rho: Decimal | None
+    mechanism: str
+    note: str
+    time: str
+
+
+class BudgetAmount(NamedTuple):
+    """An amount of privacy budget (what remains, or what was spent)."""
+
+    epsilon: float
+    delta: float
+
+
+def rho_for_total(epsilon: float, delta: float) -> float:
+    """Largest ρ whose zCDP guarantee implies (ε, δ)-DP: ``(sqrt(L + ε) − sqrt(L))²``, L = ln(1/δ)."""
+    log_term = math.log(1 / delta)
+    return (math.sqrt(log_term + epsilon) - math.sqrt(log_term)) ** 2
+
+
+class _MemoryStore:
+    def __init__(self) -> None:
+        self._rows: list[Spend] = []
+        self._lock = threading.Lock()
+
+    def rows(self) -> list[Spend]:
+        with self._lock:
+            return list(self._rows)
+
+    def append_if(self, spend: Spend, admit: Callable[[Sequence[Spend]], None]) -> None:
+        with self._lock:
+            admit([*self._rows, spend])
+            self._rows.append(spend)
+
+
+class Budget:
+    """A privacy budget that refuses, before any noise is drawn, a spend it cannot afford.
+
+    Parameters
+    ----------
+    epsilon : float
+        Total ε, > 0.
+    delta : float, default 0.0
+        Total δ, in [0, 1).
+    accounting : {"basic", "zcdp"}
+        How spends add up (see the module docstring).
+
+    Examples
+    --------
+    >>> b = Budget(1.0)
+    >>> _ = b.spend(0.4, mechanism="count")
+    >>> b.remaining
+    BudgetAmount(epsilon=0.6, delta=0.0)
+    >>> b.spend(0.7, mechanism="count")
+    Traceback (most recent call last):
+    ...
+    dpatlas.errors.BudgetExceededError: privacy budget exceeded: requested epsilon=0.7, ...
+    >>> len(b.history)
+    1
+    """
+
+    def __init__(self, epsilon: float, delta: float = 0.0, *, accounting: str = "basic") -> None:
+        self._setup(epsilon, delta, accounting, _MemoryStore())
+
+    def _setup(self, epsilon: float, delta: float, accounting: str, store: object) -> None:
+        self.total = BudgetAmount(check_epsilon(epsilon), check_delta(delta))
+        if accounting not in ("basic", "zcdp"):
+            raise ValueError(f"accounting must be 'basic' or 'zcdp', got {accounting!r}")
+        if accounting == "zcdp" and self.total.delta == 0:
+            raise ValueError(
+                "accounting='zcdp' needs delta > 0 (e.g. 1e-6): zCDP implies (ε, δ)-DP only for δ > 0"
+            )
+        self.accounting = accounting
+        self._store = store
+
+    @classmethod
+    def open(
+        cls,
+        path: str | Path,
+        *,
+        dataset: str,
+        epsilon: float | None = None,
+        delta: float = 0.0,
+        accounting: str = "basic",
+    ) -> Budget:
+        """Open (or create) the persistent budget of ``dataset`` in the SQLite ledger at ``path``.
+
+        The total is fixed when the dataset is first registered; reopening with another total
+        is refused (pass ``epsilon=None`` to use the registered one). Every spend is checked and
+        recorded in one ``BEGIN IMMEDIATE`` transaction, so processes spending at once never
+        overspend together, and a process killed mid-spend leaves the ledger consistent.
+
+        Examples
+        --------
+        >>> import tempfile, os
+        >>> path = os.path.join(tempfile.mkdtemp(), "ledger.sqlite")
+        >>> b = Budget.open(path, dataset="nests-2026", epsilon=1.0)
+        >>> _ = b.spend(0.25, mechanism="heatmap")
+        >>> Budget.open(path, dataset="nests-2026").remaining
+        BudgetAmount(epsilon=0.75, delta=0.0)
+        """
+        from dpatlas.core.ledger import SQLiteStore
+
+        store, total = SQLiteStore.register(Path(path), dataset, epsilon, delta, accounting)
+        budget = cls.__new__(cls)
+        budget._setup(float(total[0]), float(total[1]), total[2], store)
+        return budget
+
+    @property
+    def history(self) -> tuple[Spend, ...]:
+        """Every spend so far, oldest first."""
+        return tuple(self._store.rows())  # type: ignore[attr-defined]
+
+    def _used(self, rows: Sequence[Spend]) -> tuple[Decimal, Decimal]:
+        if self.accounting == "zcdp":
+            rho = sum((r.rho if r.rho is not None else r.epsilon**2 / 2 for r in rows), Decimal(0))
+            eps = rho + 2 * (rho * dec(math.log(1 / self.total.delta))).sqrt()
+            return eps, dec(self.total.delta) if rows else Decimal(0)
+        return sum((r.epsilon for r in rows), Decimal(0)), sum((r.delta for r in rows), Decimal(0))
+
+    @property
+    def spent(self) -> BudgetAmount:
+        """What has been spent (in zCDP accounting: the ε that the ρ spent so far implies)."""
+        eps, delta = self._used(self._store.rows())  # type: ignore[attr-defined]
+        return BudgetAmount(float(eps), float(delta))
+
+    @property
+    def remaining(self) -> BudgetAmount:
+        """What is left to spend."""
+        eps, delta = self._used(self._store.rows())  # type: ignore[attr-defined]
+        return BudgetAmount(
+            float(max(dec(self.total.epsilon) - eps, Decimal(0))),
+            float(max(dec(self.total.delta) - delta, Decimal(0))),
+        )
+
+    def _make(
+        self, epsilon: float, delta: float, rho: float | None, mechanism: str, note: str
+    ) -> Spend:
+        eps, d = check_epsilon(epsilon), check_delta(delta)
+        if self.accounting == "zcdp" and d > 0 and rho is None:
+            raise ValueError(
+                f"an (ε, δ) spend with delta={d} has no zCDP cost; pass rho= (Gaussian "
+                "releases give it) or use accounting='basic'"
+            )
+        r = None if rho is None else dec(check_epsilon(rho, "rho"))
+        now = datetime.now(timezone.utc).isoformat(timespec="microseconds")
+        return Spend(dec(eps), dec(d), r, str(mechanism), str(note), now)
+
+    def _admit(self, rows: Sequence[Spend]) -> None:
+        eps, delta = self._used(rows)
+        if eps > dec(self.total.epsilon) or delta > dec(self.total.delta):
+            before_eps, before_delta = self._used(rows[:-1])
+            new = rows[-1]
+            raise BudgetExceededError(
+                float(new.epsilon if self.accounting == "basic" else eps - before_eps),
+                float(new.delta if self.accounting == "basic" else delta - before_delta),
+                float(max(dec(self.total.epsilon) - before_eps, Decimal(0))),
+                float(max(dec(self.total.delta) - before_delta, Decimal(0))),
+            )
+
+    def check(self, epsilon: float, delta: float = 0.0, *, rho: float | None = None) -> None:
+        """Raise :class:`~dpatlas.errors.BudgetExceededError` if a spend would not fit; spend nothing."""
+        self._admit([*self._store.rows(), self._make(epsilon, delta, rho, "check", "")])  # type: ignore[attr-defined]
+
+    def spend(
+        self,
+        epsilon: float,
+        delta: float = 0.0,
+        *,
+        mechanism: str,
+        note: str = "",
+        rho: float | None = None,
+    ) -> Spend:
+        """Check and record a spend atomically; raise and record nothing if it does not fit."""
+        spend = self._make(epsilon, delta, rho, mechanism, note)
+        self._store.append_if(spend, self._admit)  # type: ignore[attr-defined]
+        return spend
+
+    def __repr__(self) -> str:
+        rem = self.remaining
+        return (
+            f"Budget(epsilon={self.total.epsilon}, delta={self.total.delta}, "
+            f"accounting={self.accounting!r}, remaining_epsilon={rem.epsilon}, "
+            f"remaining_delta={rem.delta}, spends={len(self.history)})"
+        )

@@ -1,0 +1,165 @@
+"""A persistent privacy-budget ledger in SQLite, safe across processes and crashes.
+
+One file can hold the budgets of several datasets. Table ``datasets`` fixes each dataset's
+total at first registration; table ``spends`` has one row per debit (time, dataset, mechanism,
+ε, δ, ρ, note), amounts stored as exact decimal text. A spend reads the dataset's rows, checks
+the total and inserts the new row inside one ``BEGIN IMMEDIATE`` transaction: SQLite then holds
+the write lock from the read to the commit, so two processes can never both pass the check on
+the same remaining budget, and a process killed before ``COMMIT`` leaves no row (the rollback
+journal undoes it on the next open). ``synchronous=FULL`` makes a committed spend durable.
+
+Use it through :meth:`dpatlas.core.budget.Budget.open`.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from decimal import Decimal
+from pathlib import Path
+
+from dpatlas.core.budget import Spend, dec
+from dpatlas.core.validation import check_delta, check_epsilon
+from dpatlas.errors import LedgerError
+
+__all__ = ["SQLiteStore"]
+
+SCHEMA_VERSION = 1
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS datasets (
+    dataset TEXT PRIMARY KEY, total_epsilon TEXT NOT NULL, total_delta TEXT NOT NULL,
+    accounting TEXT NOT NULL, created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')));
+CREATE TABLE IF NOT EXISTS spends (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, dataset TEXT NOT NULL REFERENCES datasets(dataset),
+    time TEXT NOT NULL, mechanism TEXT NOT NULL, epsilon TEXT NOT NULL, delta TEXT NOT NULL,
+    rho TEXT, note TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS spends_dataset ON spends(dataset);
+"""
+_COLUMNS = {
+    "datasets": ["dataset", "total_epsilon", "total_delta", "accounting", "created"],
+    "spends": ["id", "dataset", "time", "mechanism", "epsilon", "delta", "rho", "note"],
+}
+
+
+class SQLiteStore:
+    """The rows of one dataset's budget in a ledger file (see the module docstring)."""
+
+    def __init__(self, path: Path, dataset: str) -> None:
+        self.path = path
+        self.dataset = dataset
+
+    @contextmanager
+    def _tx(self, immediate: bool = True) -> Iterator[sqlite3.Connection]:
+        try:
+            conn = sqlite3.connect(self.path, timeout=60.0, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise LedgerError(f"cannot open ledger {self.path}: {exc}") from exc
+        try:
+            conn.execute("PRAGMA synchronous=FULL")
+            conn.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            raise LedgerError(
+                f"ledger {self.path} cannot be used ({exc}); check that it is a dpatlas ledger, "
+                "writable, and not held by another program"
+            ) from exc
+        finally:
+            conn.close()
+
+    @classmethod
+    def register(
+        cls, path: Path, dataset: str, epsilon: float | None, delta: float, accounting: str
+    ) -> tuple[SQLiteStore, tuple[Decimal, Decimal, str]]:
+        """Open the ledger, create or check its schema, and register or look up ``dataset``."""
+        if not isinstance(dataset, str) or not dataset:
+            raise ValueError(f"dataset must be a non-empty string naming the data, got {dataset!r}")
+        if path.is_dir():
+            raise LedgerError(
+                f"ledger path {path} is a directory; give a file path such as {path / 'ledger.sqlite'}"
+            )
+        store = cls(path, dataset)
+        with store._tx() as conn:
+            store._check_schema(conn)
+            row = conn.execute(
+                "SELECT total_epsilon, total_delta, accounting FROM datasets WHERE dataset = ?",
+                (dataset,),
+            ).fetchone()
+            if row is None:
+                if epsilon is None:
+                    raise ValueError(
+                        f"dataset {dataset!r} is not in ledger {path}; pass epsilon= to register it"
+                    )
+                conn.execute(
+                    "INSERT INTO datasets (dataset, total_epsilon, total_delta, accounting) VALUES (?, ?, ?, ?)",
+                    (
+                        dataset,
+                        str(dec(check_epsilon(epsilon))),
+                        str(dec(check_delta(delta))),
+                        accounting,
+                    ),
+                )
+                return store, (dec(epsilon), dec(delta), accounting)
+        total = (Decimal(row[0]), Decimal(row[1]), str(row[2]))
+        if epsilon is not None and (dec(epsilon), dec(delta), accounting) != total:
+            raise ValueError(
+                f"dataset {dataset!r} was registered in {path} with epsilon={total[0]}, "
+                f"delta={total[1]}, accounting={total[2]!r}; a total is fixed at registration. "
+                "Pass epsilon=None to use it, or register the data under a new dataset name"
+            )
+        return store, total
+
+    @staticmethod
+    def _check_schema(conn: sqlite3.Connection) -> None:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if version == 0 and not tables:
+            for statement in filter(str.strip, _SCHEMA.split(";")):
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            return
+        for table, columns in _COLUMNS.items():
+            found = [r[1] for r in conn.execute(f"PRAGMA table_info({table})")]
+            if version != SCHEMA_VERSION or found != columns:
+                raise LedgerError(
+                    "file is not a dpatlas ledger of schema version "
+                    f"{SCHEMA_VERSION} (user_version={version}, table {table!r} has columns {found}); "
+                    "open the right file, or start a new ledger at another path"
+                )
+
+    def _read(self, conn: sqlite3.Connection) -> list[Spend]:
+        rows = conn.execute(
+            "SELECT epsilon, delta, rho, mechanism, note, time FROM spends WHERE dataset = ? ORDER BY id",
+            (self.dataset,),
+        ).fetchall()
+        return [
+            Spend(Decimal(e), Decimal(d), None if r is None else Decimal(r), m, n, t)
+            for e, d, r, m, n, t in rows
+        ]
+
+    def rows(self) -> list[Spend]:
+        """All spends of the dataset, oldest first."""
+        with self._tx(immediate=False) as conn:
+            return self._read(conn)
+
+    def append_if(self, spend: Spend, admit: Callable[[Sequence[Spend]], None]) -> None:
+        """Insert ``spend`` if ``admit(rows + [spend])`` does not raise, in one transaction."""
+        with self._tx() as conn:
+            admit([*self._read(conn), spend])
+            conn.execute(
+                "INSERT INTO spends (dataset, time, mechanism, epsilon, delta, rho, note) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    self.dataset,
+                    spend.time,
+                    spend.mechanism,
+                    str(spend.epsilon),
+                    str(spend.delta),
+                    None if spend.rho is None else str(spend.rho),
+                    spend.note,
+                ),
+            )

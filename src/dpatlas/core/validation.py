@@ -1,0 +1,170 @@
+"""Validation at the boundary: turn user input into checked Python and numpy values.
+
+Messages name the parameter, echo the value and say how to fix it.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "as_float_array",
+    "as_int_array",
+    "check_delta",
+    "check_epsilon",
+    "check_positive_int",
+    "check_sensitivity",
+]
+
+
+def _real(x: Any, name: str) -> float:
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {x!r} of type {type(x).__name__}")
+    return float(x)
+
+
+def check_epsilon(x: Any, name: str = "epsilon") -> float:
+    """Return ``x`` as a float after checking it is finite and > 0.
+
+    Examples
+    --------
+    >>> check_epsilon(0.5)
+    0.5
+    >>> check_epsilon(-1)
+    Traceback (most recent call last):
+    ...
+    ValueError: epsilon must be a finite number > 0, got -1.0
+    """
+    v = _real(x, name)
+    if not (math.isfinite(v) and v > 0):
+        raise ValueError(f"{name} must be a finite number > 0, got {v!r}")
+    return v
+
+
+def check_delta(x: Any, name: str = "delta") -> float:
+    """Return ``x`` as a float after checking 0 <= x < 1.
+
+    Examples
+    --------
+    >>> check_delta(1e-6)
+    1e-06
+    >>> check_delta(1.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: delta must be in [0, 1), got 1.0; use a small value such as 1e-6, or 0 for pure DP
+    """
+    v = _real(x, name)
+    if not (0.0 <= v < 1.0):
+        raise ValueError(
+            f"{name} must be in [0, 1), got {v!r}; use a small value such as 1e-6, or 0 for pure DP"
+        )
+    return v
+
+
+def check_sensitivity(x: Any, name: str = "sensitivity") -> float:
+    """Return ``x`` as a float after checking it is finite and > 0.
+
+    Examples
+    --------
+    >>> check_sensitivity(2)
+    2.0
+    >>> check_sensitivity(float("inf"))
+    Traceback (most recent call last):
+    ...
+    ValueError: sensitivity must be a finite number > 0, got inf; bound each individual's contribution first
+    """
+    v = _real(x, name)
+    if not (math.isfinite(v) and v > 0):
+        raise ValueError(
+            f"{name} must be a finite number > 0, got {v!r}; "
+            "bound each individual's contribution first"
+        )
+    return v
+
+
+def check_positive_int(x: Any, name: str, *, minimum: int = 1) -> int:
+    """Return ``x`` as an int after checking it is an integer >= ``minimum``.
+
+    Examples
+    --------
+    >>> check_positive_int(3, "k")
+    3
+    >>> check_positive_int(0, "k")
+    Traceback (most recent call last):
+    ...
+    ValueError: k must be an integer >= 1, got 0
+    """
+    if isinstance(x, bool) or not isinstance(x, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {x!r} of type {type(x).__name__}")
+    if x < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {x!r}")
+    return int(x)
+
+
+def _as_numeric_array(values: Any, name: str) -> np.ndarray:
+    arr = np.asarray(values)
+    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+        raise TypeError(f"{name} must be numbers (a scalar or an array), got dtype {arr.dtype}")
+    if np.iscomplexobj(arr):
+        raise TypeError(f"{name} must be real numbers, got complex values")
+    return arr
+
+
+def as_int_array(values: Any, name: str = "values") -> np.ndarray:
+    """Return ``values`` as an int64 array, refusing NaN, infinities and non-integral numbers.
+
+    Examples
+    --------
+    >>> as_int_array([1, 2.0, True])
+    array([1, 2, 1])
+    >>> as_int_array([1.5])
+    Traceback (most recent call last):
+    ...
+    ValueError: values must be integers, got 1.5 at index (0,); round or use laplace() for real values
+    """
+    arr = _as_numeric_array(values, name)
+    if np.issubdtype(arr.dtype, np.floating):
+        bad = ~np.isfinite(arr)
+        if bad.any():
+            idx = tuple(int(i) for i in np.argwhere(bad)[0])
+            raise ValueError(
+                f"{name} must be finite, got {arr[idx].item()!r} at index {idx}; drop or impute it first"
+            )
+        frac = arr != np.round(arr)
+        if frac.any():
+            idx = tuple(int(i) for i in np.argwhere(frac)[0])
+            raise ValueError(
+                f"{name} must be integers, got {arr[idx].item()!r} at index {idx}; "
+                "round or use laplace() for real values"
+            )
+        if np.abs(arr).max(initial=0) >= 2.0**62:
+            raise ValueError(f"{name} must be below 2**62 in magnitude to be noised exactly")
+    elif arr.dtype == np.uint64 and arr.size and arr.max() >= 2**62:
+        raise ValueError(f"{name} must be below 2**62 in magnitude to be noised exactly")
+    return arr.astype(np.int64)
+
+
+def as_float_array(values: Any, name: str = "values") -> np.ndarray:
+    """Return ``values`` as a float64 array, refusing NaN and infinities.
+
+    Examples
+    --------
+    >>> as_float_array([1, 2.5])
+    array([1. , 2.5])
+    >>> as_float_array([float("nan")])
+    Traceback (most recent call last):
+    ...
+    ValueError: values must be finite, got nan at index (0,); drop or impute it first
+    """
+    arr = _as_numeric_array(values, name).astype(np.float64)
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(
+            f"{name} must be finite, got {arr[idx].item()!r} at index {idx}; drop or impute it first"
+        )
+    return arr

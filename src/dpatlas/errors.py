@@ -1,0 +1,64 @@
+"""Errors and warnings raised by dpatlas.
+
+``TypeError`` and ``ValueError`` are used for the wrong kind of input and a bad value; the
+classes here are for what is specific to privacy.
+"""
+
+from __future__ import annotations
+
+__all__ = ["BudgetExceededError", "LedgerError", "PrivacyLeakWarning"]
+
+
+class BudgetExceededError(ValueError):
+    """A release would spend more privacy budget than remains; nothing was spent.
+
+    Attributes
+    ----------
+    requested_epsilon, requested_delta : float
+        What the refused release asked for.
+    remaining_epsilon, remaining_delta : float
+        What the budget had left (unchanged by the refusal).
+
+    Examples
+    --------
+    >>> err = BudgetExceededError(0.5, 0.0, 0.25, 0.0)
+    >>> print(err)
+    privacy budget exceeded: requested epsilon=0.5, delta=0; remaining epsilon=0.25, delta=0
+    (short by epsilon=0.25). Nothing was spent; release with a smaller epsilon or open a new
+    budget for new data.
+    """
+
+    def __init__(
+        self,
+        requested_epsilon: float,
+        requested_delta: float,
+        remaining_epsilon: float,
+        remaining_delta: float,
+    ) -> None:
+        self.requested_epsilon = requested_epsilon
+        self.requested_delta = requested_delta
+        self.remaining_epsilon = remaining_epsilon
+        self.remaining_delta = remaining_delta
+        short = []
+        if requested_epsilon > remaining_epsilon:
+            short.append(f"epsilon={requested_epsilon - remaining_epsilon:.6g}")
+        if requested_delta > remaining_delta:
+            short.append(f"delta={requested_delta - remaining_delta:.6g}")
+        super().__init__(
+            f"privacy budget exceeded: requested epsilon={requested_epsilon:.6g}, "
+            f"delta={requested_delta:.6g}; remaining epsilon={remaining_epsilon:.6g}, "
+            f"delta={remaining_delta:.6g} (short by {', '.join(short) or 'a rounding margin'}). "
+            "Nothing was spent; release with a smaller epsilon or open a new budget for new data."
+        )
+
+
+class PrivacyLeakWarning(UserWarning):
+    """A public parameter was taken from the data; the result may not be differentially private.
+
+    Raised as a warning (and recorded in the release) when a convenience derives something the
+    privacy analysis assumes to be public, such as a grid extent or a node count, from the data.
+    """
+
+
+class LedgerError(RuntimeError):
+    """A persistent budget ledger cannot be used safely: corrupt, locked, wrong schema, read-only."""
