@@ -13,5 +13,7 @@ SHARED_DATASETS = Path(__file__).resolve().parent.parent / "shared" / "datasets"
 def shared_datasets() -> Path:
     """Path of ``../shared/datasets``; skips the test with a reason when it is absent (CI has it)."""
     if not SHARED_DATASETS.is_dir():
-        pytest.skip(f"shared datasets not found at {SHARED_DATASETS}: clone ../shared beside the project")
+        pytest.skip(
+            f"shared datasets not found at {SHARED_DATASETS}: clone ../shared beside the project"
+        )
     return SHARED_DATASETS
