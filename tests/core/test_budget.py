@@ -1,0 +1,108 @@
+"""Budget accounting: exact decimal sums, refusal before spending, zCDP mode."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from dpatlas.core.budget import Budget, BudgetAmount, rho_for_total
+from dpatlas.errors import BudgetExceededError
+
+
+def test_hundred_spends_of_a_hundredth_fill_one_exactly() -> None:
+    b = Budget(1.0)
+    for _ in range(100):
+        b.spend(0.01, mechanism="count")
+    assert b.remaining == BudgetAmount(0.0, 0.0)
+    assert b.spent == BudgetAmount(1.0, 0.0)
+    with pytest.raises(BudgetExceededError, match=r"requested epsilon=0\.01.*remaining epsilon=0"):
+        b.spend(0.01, mechanism="count")
+    assert len(b.history) == 100
+
+
+def test_refusal_spends_nothing_and_reports_the_shortfall() -> None:
+    b = Budget(1.0, 1e-6)
+    b.spend(0.7, 5e-7, mechanism="a", note="first")
+    with pytest.raises(BudgetExceededError) as info:
+        b.spend(0.5, mechanism="b")
+    err = info.value
+    assert (err.requested_epsilon, err.remaining_epsilon) == (0.5, pytest.approx(0.3))
+    assert "short by epsilon=0.2" in str(err)
+    assert b.remaining.epsilon == pytest.approx(0.3)
+    assert [s.mechanism for s in b.history] == ["a"]
+    with pytest.raises(BudgetExceededError, match="short by delta=5e-07"):
+        b.spend(0.1, 1e-6, mechanism="c")
+
+
+def test_check_does_not_spend() -> None:
+    b = Budget(0.5)
+    b.check(0.5)
+    with pytest.raises(BudgetExceededError):
+        b.check(0.6)
+    assert b.history == ()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"epsilon": 0.0}, ValueError, r"epsilon must be a finite number > 0, got 0\.0"),
+        ({"epsilon": -1}, ValueError, r"epsilon must be a finite number > 0, got -1\.0"),
+        ({"epsilon": math.nan}, ValueError, "epsilon must be a finite number > 0, got nan"),
+        ({"epsilon": math.inf}, ValueError, "epsilon must be a finite number > 0, got inf"),
+        ({"epsilon": "1"}, TypeError, "epsilon must be a real number, got '1'"),
+        ({"epsilon": 1.0, "delta": 1.0}, ValueError, r"delta must be in \[0, 1\), got 1\.0"),
+        ({"epsilon": 1.0, "delta": -0.1}, ValueError, r"delta must be in \[0, 1\)"),
+        ({"epsilon": 1.0, "accounting": "rdp"}, ValueError, "accounting must be 'basic' or 'zcdp'"),
+        ({"epsilon": 1.0, "accounting": "zcdp"}, ValueError, "needs delta > 0"),
+    ],
+)
+def test_bad_totals_are_refused(kwargs: dict, error: type, match: str) -> None:
+    with pytest.raises(error, match=match):
+        Budget(**kwargs)
+
+
+def test_bad_spends_are_refused_and_not_recorded() -> None:
+    b = Budget(1.0)
+    with pytest.raises(ValueError, match=r"epsilon must be a finite number > 0, got -0\.1"):
+        b.spend(-0.1, mechanism="x")
+    assert b.history == ()
+
+
+def test_zcdp_accounting_admits_more_gaussian_releases_than_basic() -> None:
+    # A Gaussian release with sensitivity 1 and sigma 20 has rho = 1/800; its own (eps, delta)
+    # calibration at delta = 1e-7 spends about eps = 0.29 each under basic composition.
+    total_eps, total_delta = 1.0, 1e-6
+    b = Budget(total_eps, total_delta, accounting="zcdp")
+    rho = 1 / (2 * 20.0**2)
+    n = 0
+    while True:
+        try:
+            b.spend(0.29, 1e-7, rho=rho, mechanism="gaussian")
+        except BudgetExceededError:
+            break
+        n += 1
+    assert n == math.floor(rho_for_total(total_eps, total_delta) / rho)
+    assert n > 3 * math.floor(total_eps / 0.29)
+    assert b.remaining.epsilon < 0.05
+
+
+def test_zcdp_counts_pure_spends_as_half_epsilon_squared() -> None:
+    b = Budget(1.0, 1e-6, accounting="zcdp")
+    b.spend(0.1, mechanism="laplace")
+    log_term = math.log(1e6)
+    rho = 0.1**2 / 2
+    assert b.spent.epsilon == pytest.approx(rho + 2 * math.sqrt(rho * log_term))
+    with pytest.raises(ValueError, match="pass rho="):
+        b.spend(0.1, 1e-8, mechanism="gaussian")
+
+
+def test_rho_for_total_inverts_the_conversion() -> None:
+    rho = rho_for_total(1.0, 1e-6)
+    assert rho + 2 * math.sqrt(rho * math.log(1e6)) == pytest.approx(1.0)
+
+
+def test_repr_shows_what_remains() -> None:
+    b = Budget(2.0)
+    b.spend(0.5, mechanism="x")
+    assert "remaining_epsilon=1.5" in repr(b)
