@@ -136,8 +136,10 @@ class Release:
         Computed from the noise distribution and the public scale only (post-processing).
         For arrays, the interval holds for each entry separately.
         """
-        h = self._model().halfwidth(float(self.scale), _check_level(level))  # type: ignore[arg-type]
+        h: float | int = self._model().halfwidth(float(self.scale), _check_level(level))  # type: ignore[arg-type]
         v = np.asarray(self.value)
+        if np.issubdtype(v.dtype, np.integer) and float(h).is_integer():
+            h = int(h)
         low, high = v - h, v + h
         if v.ndim == 0:
             return low.item(), high.item()
