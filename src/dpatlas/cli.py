@@ -16,7 +16,7 @@ def _demo(_: argparse.Namespace) -> int:
     print("Private counts (discrete Laplace, sensitivity 1, epsilon 0.5 for the whole table):")
     rel = discrete_laplace(list(counts.values()), sensitivity=1, epsilon=0.5, budget=budget)
     low, high = rel.confidence_interval(0.95)
-    for name, value, lo, hi in zip(counts, rel.value, low, high):
+    for name, value, lo, hi in zip(counts, rel.value, low, high, strict=True):
         print(f"  {name}: {value:4d}   95% interval [{lo}, {hi}]")
     print(f"Budget left: epsilon={budget.remaining.epsilon}")
     try:
