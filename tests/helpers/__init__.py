@@ -1,0 +1,1 @@
+"""Shared test helpers (statistical tests for samplers): ``from tests.helpers.distributions import ...``."""
