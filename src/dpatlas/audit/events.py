@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from dpatlas.audit.bounds import _log_ratio_bound
+from dpatlas.audit.bounds import selection_score
 
 __all__ = ["Event", "select_event"]
 
@@ -93,15 +93,18 @@ class Event:
         return f"{name} ∈ [{self.low:g}, {self.high:g}]"
 
 
-def _thresholds(pooled: NDArray[np.float64], m: int) -> NDArray[np.float64]:
-    """Candidate interval ends: all values of a small support, else quantiles plus atoms."""
-    values, counts = np.unique(pooled, return_counts=True)
+def _thresholds(ordered: NDArray[np.float64], m: int) -> NDArray[np.float64]:
+    """Candidate interval ends: all values of a small support, else quantiles plus atoms.
+
+    ``ordered`` is the sorted pooled sample of both inputs.
+    """
+    n = ordered.size
+    starts = np.flatnonzero(np.concatenate([[True], ordered[1:] != ordered[:-1]]))
+    values, counts = ordered[starts], np.diff(np.append(starts, n))
     if values.size <= m:
         return values
-    n = pooled.size
     tail = np.geomspace(min(10.0 / n, 0.5 / m), 1.0 / m, num=8)
     levels = np.concatenate([np.linspace(0.0, 1.0, m), tail, 1.0 - tail])
-    ordered = np.sort(pooled)
     quantiles = ordered[np.round(levels * (n - 1)).astype(np.int64)]
     atoms = values[counts >= max(2.0, n / m)]
     return np.unique(np.concatenate([quantiles, atoms]))
@@ -115,18 +118,18 @@ def _score_projection(
     ``alpha`` is the error level already divided by the number of projections; it is divided
     again by the number of intervals scored here.
     """
-    t = _thresholds(np.concatenate([x_d, x_dp]), m)
+    x_d, x_dp = np.sort(x_d), np.sort(x_dp)
+    t = _thresholds(np.sort(np.concatenate([x_d, x_dp]), kind="mergesort"), m)
     lows = np.concatenate([[-np.inf], t])
     highs = np.concatenate([t, [np.inf]])
     valid = lows[:, None] <= highs[None, :]
     valid[0, -1] = False  # the whole output space says nothing
     counts = []
-    for x in (np.sort(x_d), np.sort(x_dp)):
+    for x in (x_d, x_dp):
         below_low = np.searchsorted(x, lows, side="left")
         up_to_high = np.searchsorted(x, highs, side="right")
         counts.append((up_to_high[None, :] - below_low[:, None])[valid])
-    strict = 1.0 - alpha / counts[0].size
-    score, _ = _log_ratio_bound(counts[0], counts[1], x_d.size, delta, strict)
+    score = selection_score(counts[0], counts[1], x_d.size, delta, alpha / counts[0].size)
     best = int(np.argmax(score))
     i, j = np.nonzero(valid)
     return float(score[best]), float(lows[i[best]]), float(highs[j[best]])
@@ -181,8 +184,8 @@ def select_event(
             raise TypeError(f"candidates must be a non-empty sequence of Event, got {candidates!r}")
         k_d = [int(e.contains(outputs_d).sum()) for e in candidates]
         k_dp = [int(e.contains(outputs_d_prime).sum()) for e in candidates]
-        strict = 1.0 - (1.0 - confidence) / len(candidates)
-        scores, _ = _log_ratio_bound(np.array(k_d), np.array(k_dp), n, delta, strict)
+        alpha = (1.0 - confidence) / len(candidates)
+        scores = selection_score(np.array(k_d), np.array(k_dp), n, delta, alpha)
         best = int(np.argmax(scores))
         return candidates[best], float(scores[best])
     projections: list[int | None] = list(range(dim)) + ([None] if dim > 1 else [])
