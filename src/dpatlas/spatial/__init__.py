@@ -1,0 +1,52 @@
+"""Private gridded heatmaps of sensitive sites (each site one individual, or ``k`` per individual).
+
+A public grid (extent, cell size, projected CRS, chosen by the user) is laid over a public study
+area; :func:`heatmap` releases every cell's count with discrete Laplace noise at ``k/ε``, the
+whole map costing ε by parallel composition. The :class:`Heatmap` result keeps the raw noisy
+counts and offers post-processing (non-negative totals-preserving counts, suppression flags,
+region queries) and exports (GeoDataFrame, GeoPackage, GeoJSON, GeoTIFF, matplotlib).
+
+Examples
+--------
+>>> import numpy as np
+>>> import dpatlas.spatial as sp
+>>> grid = sp.Grid.from_bounds((0, 0, 10_000, 10_000), cell_size=1_000, crs="EPSG:3035")
+>>> rng = np.random.default_rng(0)
+>>> xy = (rng.uniform(0, 10_000, 500), rng.uniform(0, 10_000, 500))
+>>> hm = sp.heatmap(xy, grid, epsilon=0.5, crs="EPSG:3035", rng=1)
+>>> hm.counts.shape, hm.release.scale
+((10, 10), 2.0)
+"""
+
+from dpatlas.spatial.adjacency import SiteAdjacency
+from dpatlas.spatial.binning import bin_points, cell_of
+from dpatlas.spatial.grid import DEFAULT_MAX_CELLS, Grid
+from dpatlas.spatial.heatmap import heatmap
+from dpatlas.spatial.io import read_csv_points, read_gbif, read_sites
+from dpatlas.spatial.methods import METHODS, SiteCounts, register_method
+from dpatlas.spatial.postprocess import nonnegative, suppress
+from dpatlas.spatial.query import RegionEstimate, region_query
+from dpatlas.spatial.resolution import estimate_n_sites, suggest_cell_size
+from dpatlas.spatial.result import Heatmap
+
+__all__ = [
+    "DEFAULT_MAX_CELLS",
+    "METHODS",
+    "Grid",
+    "Heatmap",
+    "RegionEstimate",
+    "SiteAdjacency",
+    "SiteCounts",
+    "bin_points",
+    "cell_of",
+    "estimate_n_sites",
+    "heatmap",
+    "nonnegative",
+    "read_csv_points",
+    "read_gbif",
+    "read_sites",
+    "region_query",
+    "register_method",
+    "suggest_cell_size",
+    "suppress",
+]

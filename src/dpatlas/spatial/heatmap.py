@@ -1,0 +1,145 @@
+"""``heatmap(sites, grid, epsilon=...)``: a private gridded map of sensitive sites."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import datetime, timezone
+from typing import Any
+
+from dpatlas.core.budget import Budget
+from dpatlas.core.rng import RandomSource, RngLike, get_source
+from dpatlas.core.validation import check_epsilon
+from dpatlas.spatial.adjacency import SiteAdjacency
+from dpatlas.spatial.binning import bin_points
+from dpatlas.spatial.grid import Grid
+from dpatlas.spatial.methods import METHODS, SiteCounts
+from dpatlas.spatial.result import Heatmap
+from dpatlas.spatial.sites import bound_contributions, individual_ids, site_coordinates
+
+__all__ = ["heatmap"]
+
+
+def _adjacency(adjacency: SiteAdjacency | None, max_sites_per_individual: int) -> SiteAdjacency:
+    if adjacency is None:
+        return SiteAdjacency(max_sites_per_individual=max_sites_per_individual)
+    if not isinstance(adjacency, SiteAdjacency):
+        raise TypeError(f"adjacency must be a SiteAdjacency, got {type(adjacency).__name__}")
+    if max_sites_per_individual not in (1, adjacency.max_sites_per_individual):
+        raise ValueError(
+            f"max_sites_per_individual={max_sites_per_individual!r} disagrees with "
+            f"{adjacency!r}; give the cap in one place only"
+        )
+    return adjacency
+
+
+def site_counts(
+    sites: Any,
+    grid: Grid,
+    adjacency: SiteAdjacency,
+    source: RandomSource,
+    *,
+    crs: Any = None,
+    individual_column: Any = None,
+) -> SiteCounts:
+    """Exact, contribution-bounded counts of the released cells (private; for release methods)."""
+    if not isinstance(grid, Grid):
+        raise TypeError(
+            f"grid must be a dpatlas.spatial.Grid (Grid.from_bounds / Grid.from_polygon), "
+            f"got {type(grid).__name__}"
+        )
+    x, y = site_coordinates(sites, grid.crs, crs)
+    if individual_column is not None:
+        owners = individual_ids(sites, individual_column, len(x))
+        keep = bound_contributions(owners, adjacency.max_sites_per_individual, source)
+        x, y = x[keep], y[keep]
+    counts = bin_points(grid, x, y)
+    released = counts.ravel() if grid.mask is None else counts[grid.mask]
+    return SiteCounts(released, x, y, sensitivity=adjacency.sensitivity)
+
+
+def heatmap(
+    sites: Any,
+    grid: Grid,
+    *,
+    epsilon: float,
+    method: str = "uniform",
+    budget: Budget | None = None,
+    rng: RngLike = None,
+    individual_column: Any = None,
+    max_sites_per_individual: int = 1,
+    adjacency: SiteAdjacency | None = None,
+    crs: Any = None,
+) -> Heatmap:
+    """Release a private count of sites in every released cell of a public grid.
+
+    Parameters
+    ----------
+    sites : GeoDataFrame, GeoSeries or (x, y) arrays
+        Points, in any CRS (re-projected to ``grid.crs``); arrays need ``crs=``. Missing CRS,
+        non-point, missing or empty geometries and non-finite coordinates are refused. Sites
+        outside the released cells are dropped; how many is private and never reported.
+    grid : Grid
+        The public grid (extent, cell size, CRS and mask all chosen by the user).
+    epsilon : float
+        Privacy cost of the whole map (parallel composition over disjoint cells).
+    method : {"uniform"}
+        Release method; ``"uniform"`` adds discrete Laplace noise of scale ``Δ/ε`` per cell.
+    budget : Budget, optional
+        Checked before any work and debited once, by ``epsilon``, before noise is drawn; an
+        overspend raises :class:`~dpatlas.errors.BudgetExceededError` and spends nothing.
+    rng : None, int or numpy.random.Generator
+        ``None`` (default) for secure randomness; a seed makes the map reproducible, which is
+        for tests and teaching only and is recorded as ``release.seeded``.
+    individual_column : str or array_like, optional
+        Column (or array) naming the individual who owns each site (e.g. an observer). At most
+        ``k = max_sites_per_individual`` sites are kept per individual, chosen uniformly at
+        random and never by location, and the sensitivity is ``k``. Without it each row is its
+        own individual; with ``k > 1`` and no column, ``k`` is taken as a public claim.
+    max_sites_per_individual : int, default 1
+        The public cap ``k``.
+    adjacency : SiteAdjacency, optional
+        The neighbour relation (instead of ``max_sites_per_individual``); ``relation="replace"``
+        doubles the sensitivity.
+    crs : optional
+        CRS of (x, y) array input.
+
+    Returns
+    -------
+    Heatmap
+        Raw noisy counts (``release.value``), the release, the grid; post-process from there.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> g = Grid.from_bounds((0, 0, 4_000, 3_000), cell_size=1_000, crs="EPSG:3035")
+    >>> x, y = np.array([500.0, 1_500.0, 1_600.0]), np.array([500.0, 2_500.0, 2_400.0])
+    >>> hm = heatmap((x, y), g, epsilon=1.0, crs="EPSG:3035", rng=0)
+    >>> hm.counts.shape, hm.release.epsilon, hm.release.mechanism, hm.release.seeded
+    ((3, 4), 1.0, 'heatmap/uniform', True)
+    """
+    eps = check_epsilon(epsilon)
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {sorted(METHODS)}, got {method!r}")
+    adj = _adjacency(adjacency, max_sites_per_individual)
+    if budget is not None:
+        budget.check(eps)
+    source = get_source(rng)
+    data = site_counts(sites, grid, adj, source, crs=crs, individual_column=individual_column)
+    release = METHODS[method](data, grid, epsilon=eps, source=source, budget=budget)
+    metadata = {
+        **release.metadata,
+        "method": method,
+        "max_sites_per_individual": adj.max_sites_per_individual,
+        "relation": adj.relation,
+        "individual_column": individual_column if isinstance(individual_column, str) else None,
+        "grid": {
+            "crs": grid.crs.to_string(),
+            "bounds": list(grid.bounds),
+            "cell_size": grid.cell_size,
+            "shape": list(grid.shape),
+            "n_released": grid.n_released,
+        },
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
+    release = dataclasses.replace(release, metadata=metadata)
+    return Heatmap(grid=grid, release=release)

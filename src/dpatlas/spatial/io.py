@@ -1,0 +1,156 @@
+"""Readers of site files: GeoPackage / GeoJSON, CSV with lon/lat, GBIF occurrence downloads.
+
+Readers return a GeoDataFrame of points. Counts they record in ``gdf.attrs["dpatlas"]`` (such as
+rows dropped for lack of coordinates) describe the input file: for a public download such as a
+GBIF export they are public; for a private file they are not to be published.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+from typing import Any
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+from pyproj import CRS
+
+__all__ = ["read_csv_points", "read_gbif", "read_sites"]
+
+LON_NAMES = ("decimallongitude", "longitude", "lon", "long", "lng", "x")
+LAT_NAMES = ("decimallatitude", "latitude", "lat", "y")
+
+
+def _detect(columns: pd.Index, given: str | None, names: tuple[str, ...], what: str) -> str:
+    if given is not None:
+        if given not in columns:
+            raise ValueError(f"{what}={given!r} is not a column; columns are {list(columns)[:20]}")
+        return given
+    for name in names:
+        found = [c for c in columns if str(c).strip().lower() == name]
+        if len(found) == 1:
+            return found[0]
+    raise ValueError(
+        f"no {what} column found among {list(columns)[:20]}; name it with {what}=... "
+        f"(detected names: {', '.join(names)})"
+    )
+
+
+def _points(
+    frame: pd.DataFrame, lon: str, lat: str, crs: Any, dropna: bool
+) -> tuple[gpd.GeoDataFrame, int]:
+    x = pd.to_numeric(frame[lon], errors="coerce").to_numpy(dtype=np.float64)
+    y = pd.to_numeric(frame[lat], errors="coerce").to_numpy(dtype=np.float64)
+    present = np.isfinite(x) & np.isfinite(y)
+    if not present.all() and not dropna:
+        first = int(np.argmax(~present))
+        raise ValueError(
+            f"row {first} has no usable coordinates ({lon}={frame[lon].iloc[first]!r}, "
+            f"{lat}={frame[lat].iloc[first]!r}); pass dropna=True to drop such rows"
+        )
+    frame, x, y = frame[present].reset_index(drop=True), x[present], y[present]
+    geographic = crs is not None and CRS.from_user_input(crs).is_geographic
+    if geographic and (np.any(np.abs(y) > 90) or np.any(np.abs(x) > 180)):
+        raise ValueError(
+            f"{lat} must be in [-90, 90] and {lon} in [-180, 180] for {crs}; are the "
+            "columns swapped, or are the coordinates projected (pass crs=)?"
+        )
+    gdf = gpd.GeoDataFrame(frame, geometry=gpd.points_from_xy(x, y), crs=crs)
+    return gdf, int((~present).sum())
+
+
+def read_csv_points(
+    path: str | Path,
+    *,
+    lon: str | None = None,
+    lat: str | None = None,
+    crs: Any = "EPSG:4326",
+    sep: str = ",",
+    dropna: bool = False,
+    **read_csv_kwargs: Any,
+) -> gpd.GeoDataFrame:
+    """Points from a CSV file with longitude / latitude (or x / y) columns.
+
+    Columns are named by ``lon`` / ``lat`` or detected from common names (case-insensitive):
+    ``decimalLongitude``, ``longitude``, ``lon``, ``long``, ``lng``, ``x`` and
+    ``decimalLatitude``, ``latitude``, ``lat``, ``y``. Rows without usable coordinates are an
+    error unless ``dropna=True``, which drops them and records how many in
+    ``gdf.attrs["dpatlas"]["rows_without_coordinates"]``.
+
+    Examples
+    --------
+    >>> import io
+    >>> gdf = read_csv_points(io.StringIO("id,Latitude,Longitude\\n1,-0.5,-90.5\\n"))
+    >>> gdf.geometry.iloc[0].x, gdf.crs.to_epsg()
+    (-90.5, 4326)
+    """
+    frame = pd.read_csv(path, sep=sep, low_memory=False, **read_csv_kwargs)
+    lon_col = _detect(frame.columns, lon, LON_NAMES, "lon")
+    lat_col = _detect(frame.columns, lat, LAT_NAMES, "lat")
+    gdf, dropped = _points(frame, lon_col, lat_col, crs, dropna)
+    gdf.attrs["dpatlas"] = {"source": str(path), "rows_without_coordinates": dropped}
+    return gdf
+
+
+def read_gbif(path: str | Path, *, individual_column: str | None = None) -> gpd.GeoDataFrame:
+    """Points (WGS 84) from a GBIF occurrence download (Darwin Core, tab-separated, gzip or not).
+
+    Rows without ``decimalLatitude`` / ``decimalLongitude`` are dropped; their number is in
+    ``gdf.attrs["dpatlas"]["rows_without_coordinates"]`` (a fact about the public download,
+    not a private statistic). ``individual_column`` (e.g. ``"recordedBy"`` for one observer,
+    ``"locality"`` for one site) is checked to exist; pass the same name to
+    :func:`~dpatlas.spatial.heatmap` to bound each individual's contribution. All columns are
+    read as text.
+
+    Examples
+    --------
+    >>> import io
+    >>> text = "gbifID\\tdecimalLatitude\\tdecimalLongitude\\trecordedBy\\n1\\t-0.3\\t-91.1\\tA\\n2\\t\\t\\tB\\n"
+    >>> gdf = read_gbif(io.StringIO(text), individual_column="recordedBy")
+    >>> len(gdf), gdf.attrs["dpatlas"]["rows_without_coordinates"]
+    (1, 1)
+    """
+    frame = pd.read_csv(
+        path, sep="\t", dtype=str, quoting=csv.QUOTE_NONE, low_memory=False, keep_default_na=False
+    )
+    frame = frame.replace("", np.nan)
+    for column in ("decimalLatitude", "decimalLongitude"):
+        if column not in frame.columns:
+            raise ValueError(f"{column!r} is missing: is {path!r} a GBIF (Darwin Core) download?")
+    if individual_column is not None and individual_column not in frame.columns:
+        raise ValueError(
+            f"individual_column={individual_column!r} is not a column of the download; "
+            "e.g. 'recordedBy' (observer) or 'locality' (site)"
+        )
+    gdf, dropped = _points(frame, "decimalLongitude", "decimalLatitude", "EPSG:4326", True)
+    gdf.attrs["dpatlas"] = {
+        "source": str(path),
+        "format": "GBIF occurrence download (Darwin Core, tab-separated)",
+        "records": len(frame),
+        "rows_without_coordinates": dropped,
+        "individual_column": individual_column,
+    }
+    return gdf
+
+
+def read_sites(path: str | Path, **kwargs: Any) -> gpd.GeoDataFrame:
+    """Read sites by file type: GeoPackage / GeoJSON / Shapefile via geopandas, CSV via
+    :func:`read_csv_points` (``kwargs`` go to the reader).
+
+    Examples
+    --------
+    >>> read_sites("sites.xlsx")
+    Traceback (most recent call last):
+    ...
+    ValueError: cannot read 'sites.xlsx': use .gpkg, .geojson, .json, .shp, .csv or .tsv
+    """
+    suffixes = [s.lower() for s in Path(path).suffixes if s.lower() not in (".gz", ".zip")]
+    kind = suffixes[-1] if suffixes else ""
+    if kind in (".gpkg", ".geojson", ".json", ".shp"):
+        return gpd.read_file(path, **kwargs)
+    if kind in (".csv", ".tsv"):
+        if kind == ".tsv":
+            kwargs.setdefault("sep", "\t")
+        return read_csv_points(path, **kwargs)
+    raise ValueError(f"cannot read {str(path)!r}: use .gpkg, .geojson, .json, .shp, .csv or .tsv")

@@ -1,0 +1,145 @@
+"""The result of a private heatmap: the release, the grid, and derived (post-processed) layers."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dpatlas.core.release import Release
+from dpatlas.spatial.grid import Grid
+
+__all__ = ["Heatmap"]
+
+
+def _frozen(values: Any) -> np.ndarray:
+    array = np.array(values)
+    array.flags.writeable = False
+    return array
+
+
+@dataclass(frozen=True, eq=False)
+class Heatmap:
+    """A private heatmap: raw noisy counts (never changed), the release and the public grid.
+
+    Every array over cells is 1-D, one entry per released cell in row-major order over
+    ``grid.released`` (row 0 north); :attr:`counts` and :attr:`raw` give the 2-D view.
+    Post-processing (:meth:`nonnegative`, :meth:`suppress`, :meth:`query`, exports) reads only
+    the release and its public noise scale and returns new objects.
+
+    Attributes
+    ----------
+    grid : Grid
+        The public grid.
+    release : Release
+        The private release; ``release.value`` holds the raw noisy counts (read-only).
+    estimate : numpy.ndarray
+        The current estimate per released cell (the raw counts until post-processed).
+    flags : Mapping[str, numpy.ndarray]
+        Boolean flags per released cell (e.g. ``"suppressed"``), decided on noisy counts only.
+    steps : tuple of str
+        The post-processing steps applied, in order.
+    """
+
+    grid: Grid
+    release: Release
+    estimate: np.ndarray = field(default=None, repr=False)  # type: ignore[arg-type]
+    flags: Mapping[str, np.ndarray] = field(default_factory=dict, repr=False)
+    steps: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        raw = np.asarray(self.release.value)
+        if raw.shape != (self.grid.n_released,):
+            raise ValueError(
+                f"release.value must hold one count per released cell ({self.grid.n_released}), "
+                f"got shape {raw.shape}"
+            )
+        if raw.flags.writeable:
+            object.__setattr__(
+                self, "release", dataclasses.replace(self.release, value=_frozen(raw))
+            )
+        estimate = self.release.value if self.estimate is None else self.estimate
+        object.__setattr__(self, "estimate", _frozen(estimate))
+        object.__setattr__(self, "flags", {k: _frozen(v) for k, v in self.flags.items()})
+
+    def as_grid(self, values: np.ndarray) -> np.ma.MaskedArray:
+        """2-D view of a per-released-cell array, masked where cells are not released."""
+        values = np.asarray(values)
+        full = np.zeros(self.grid.shape, dtype=values.dtype)
+        full[self.grid.released] = values
+        return np.ma.MaskedArray(full, mask=~self.grid.released)
+
+    @property
+    def raw(self) -> np.ma.MaskedArray:
+        """2-D raw noisy counts, masked where cells are not released."""
+        return self.as_grid(self.release.value)
+
+    @property
+    def counts(self) -> np.ma.MaskedArray:
+        """2-D current estimate, masked where cells are not released."""
+        return self.as_grid(self.estimate)
+
+    @property
+    def epsilon(self) -> float:
+        """Privacy cost of the map (the whole map, by parallel composition)."""
+        return self.release.epsilon
+
+    def confidence_interval(self, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+        """Per-cell interval from the raw release and its noise, lower end clipped at 0.
+
+        Each interval holds the cell's exact count with probability >= ``level`` (separately,
+        not jointly). It is computed from the raw counts, so it stays valid whatever
+        post-processing produced :attr:`estimate`; counts are never negative, hence the clip.
+        """
+        low, high = self.release.confidence_interval(level)
+        return np.maximum(low, 0), high
+
+    def replace(self, **changes: Any) -> Heatmap:
+        """A copy with some fields changed (post-processing uses it)."""
+        return dataclasses.replace(self, **changes)
+
+    def nonnegative(self, *, integer: bool = True) -> Heatmap:
+        """Non-negative estimate with the same total; see :func:`.postprocess.nonnegative`."""
+        from dpatlas.spatial.postprocess import nonnegative
+
+        return nonnegative(self, integer=integer)
+
+    def suppress(self, threshold: float) -> Heatmap:
+        """Flag cells whose noisy estimate is below ``threshold``; see :func:`.postprocess.suppress`."""
+        from dpatlas.spatial.postprocess import suppress
+
+        return suppress(self, threshold)
+
+    def query(self, polygon: Any, *, level: float = 0.95) -> Any:
+        """Private estimate of the sites inside ``polygon``; see :func:`.query.region_query`."""
+        from dpatlas.spatial.query import region_query
+
+        return region_query(self, polygon, level=level)
+
+    def to_geodataframe(self, *, level: float = 0.95) -> Any:
+        """Cell polygons with count, interval and flags; see :func:`.export.to_geodataframe`."""
+        from dpatlas.spatial.export import to_geodataframe
+
+        return to_geodataframe(self, level=level)
+
+    def to_file(self, path: str | Path, **kwargs: Any) -> Path:
+        """Write cells to GeoPackage / GeoJSON; see :func:`.export.to_file`."""
+        from dpatlas.spatial.export import to_file
+
+        return to_file(self, path, **kwargs)
+
+    def to_geotiff(self, path: str | Path) -> Path:
+        """Write a GeoTIFF raster; see :func:`.export.to_geotiff`."""
+        from dpatlas.spatial.export import to_geotiff
+
+        return to_geotiff(self, path)
+
+    def plot(self, ax: Any = None, **kwargs: Any) -> Any:
+        """Draw the map with ε and mechanism in the title; see :func:`.plot.plot_heatmap`."""
+        from dpatlas.spatial.plot import plot_heatmap
+
+        return plot_heatmap(self, ax=ax, **kwargs)
