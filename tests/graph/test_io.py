@@ -1,0 +1,134 @@
+"""read_edgelist: SNAP format, guards, and the shared SNAP files."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dpatlas.graph.io import read_edgelist
+
+SNAP = "# Directed graph: X.txt\r\n# Nodes: 4 Edges: 6\r\n# FromNodeId\tToNodeId\r\n"
+BODY = "7\t3\r\n3\t7\r\n3 12\r\n12   7 \r\n7\t3\r\n"
+
+
+def _write(tmp_path: Path, name: str, text: str, *, gz: bool = False) -> Path:
+    path = tmp_path / name
+    data = text.encode("latin-1")
+    path.write_bytes(gzip.compress(data) if gz else data)
+    return path
+
+
+def _edges(g: object) -> set[tuple[int, int]]:
+    ids, indptr, indices = g.ids, g.indptr, g.indices  # type: ignore[attr-defined]
+    rows = np.repeat(np.arange(len(ids)), np.diff(indptr))
+    return {(int(ids[i]), int(ids[j])) for i, j in zip(rows, indices, strict=True) if i < j}
+
+
+@pytest.mark.parametrize(("name", "gz"), [("g.txt", False), ("g.txt.gz", True), ("g.dat", True)])
+def test_snap_format_plain_and_gzip(tmp_path: Path, name: str, gz: bool) -> None:
+    g = read_edgelist(_write(tmp_path, name, SNAP + BODY, gz=gz))
+    assert (g.n, g.m, g.nodes_public) == (3, 3, False)
+    assert g.ids.tolist() == [3, 7, 12]
+    assert _edges(g) == {(3, 7), (3, 12), (7, 12)}
+
+
+def test_no_final_newline_trailing_comment_and_blank_lines(tmp_path: Path) -> None:
+    g = read_edgelist(_write(tmp_path, "g.txt", "1 2 # note\n\n  \n2 3"))
+    assert _edges(g) == {(1, 2), (2, 3)}
+
+
+def test_self_loops_dropped_with_warning_and_their_node_with_them(tmp_path: Path) -> None:
+    path = _write(tmp_path, "g.txt", "1 2\n5 5\n2 2\n")
+    with pytest.warns(UserWarning, match=r"dropped 2 self-loop\(s\)"):
+        g = read_edgelist(path)
+    assert g.ids.tolist() == [1, 2]
+    with pytest.warns(UserWarning, match="dropped 2"):
+        g = read_edgelist(path, n=6)
+    assert (g.n, g.m, g.nodes_public) == (6, 1, True)
+
+
+def test_explicit_n_and_nodes(tmp_path: Path) -> None:
+    path = _write(tmp_path, "g.txt", "0 1\n1 2\n")
+    assert read_edgelist(path, n=5).degrees.tolist() == [1, 2, 1, 0, 0]
+    g = read_edgelist(path, nodes=[2, 1, 0, 9])
+    assert (g.n, g.nodes_public, g.degrees.tolist()) == (4, True, [1, 2, 1, 0])
+    with pytest.raises(ValueError, match="node id 2 but n=2"):
+        read_edgelist(path, n=2)
+
+
+def test_empty_and_comment_only_files(tmp_path: Path) -> None:
+    for text in ("", "# nothing\n"):
+        g = read_edgelist(_write(tmp_path, "e.txt", text))
+        assert (g.n, g.m) == (0, 0)
+    assert read_edgelist(_write(tmp_path, "e.txt", "# x\n"), n=3).n == 3
+
+
+def test_custom_and_no_comment_marker(tmp_path: Path) -> None:
+    assert read_edgelist(_write(tmp_path, "g.txt", "% c\n1 2\n"), comments="%").m == 1
+    with pytest.raises(ValueError, match=r"line 1: expected 2 node ids, found 3.*'# a b'"):
+        read_edgelist(_write(tmp_path, "g.txt", "# a b\n1 2\n"), comments=None)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("# h\n1 2\n3\n", r"g\.txt, line 3: expected 2 node ids, found 1 field\(s\): '3'"),
+        ("1 2\n\n1 2 3\n", r"line 3: expected 2 node ids, found 3"),
+        ("1 2\nabc 5\n", r"line 2: not an integer: 'abc 5'"),
+        ("1 2.5\n", r"line 1: not an integer"),
+        ("1 2\n4 -2\n", r"line 2: negative node id: '4 -2'"),
+        ("1 99999999999999999999\n", r"line 1: node id too large for int64"),
+    ],
+)
+def test_malformed_lines_are_named(tmp_path: Path, text: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        read_edgelist(_write(tmp_path, "g.txt", text))
+
+
+def test_malformed_line_in_gzip_file(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="line 4: not an integer"):
+        read_edgelist(_write(tmp_path, "g.gz", "#\n1 2\n2 3\nx y\n", gz=True))
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(
+        FileNotFoundError, match=r"edge list not found: '.*nope\.txt'.*check the path"
+    ):
+        read_edgelist(tmp_path / "nope.txt")
+
+
+def test_matches_line_by_line_parse(tmp_path: Path) -> None:
+    rng = np.random.default_rng(3)
+    pairs = rng.integers(0, 500, size=(2000, 2)) * 7919
+    seps = ["\t", " "]
+    lines = [f"{u}{seps[k % 2]}{v}" for k, (u, v) in enumerate(pairs.tolist())]
+    path = _write(tmp_path, "g.txt.gz", "# header\n" + "\n".join(lines) + "\n", gz=True)
+    with pytest.warns(UserWarning, match="self-loop"):
+        g = read_edgelist(path)
+    expected = {(min(u, v), max(u, v)) for u, v in pairs.tolist() if u != v}
+    assert _edges(g) == expected
+    assert g.ids.tolist() == sorted({x for e in expected for x in e})
+
+
+SNAP_FILES = [
+    ("ca-GrQc.txt", 5241, 14484, 12),
+    ("facebook_combined.txt.gz", 4039, 88234, 0),
+    ("wiki-Vote.txt.gz", 7115, 100762, 0),
+    ("ca-HepPh.txt.gz", 12006, 118489, 32),
+    ("email-Enron.txt.gz", 36692, 183831, 0),
+]
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize(("name", "n", "m", "loops"), SNAP_FILES)
+def test_shared_snap_files(shared_datasets: Path, name: str, n: int, m: int, loops: int) -> None:
+    path = shared_datasets / "graphs" / name
+    if loops:
+        with pytest.warns(UserWarning, match=f"dropped {loops} self-loop"):
+            g = read_edgelist(path)
+    else:
+        g = read_edgelist(path)
+    assert (g.n, g.m, g.nodes_public) == (n, m, False)
