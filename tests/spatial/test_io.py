@@ -1,0 +1,134 @@
+"""Readers: CSV with lon/lat, GeoPackage, and the real GBIF Galápagos penguin download end to end."""
+
+from __future__ import annotations
+
+import geopandas as gpd
+import numpy as np
+import pytest
+from shapely.geometry import Point, box
+
+from dpatlas.core import Budget, get_source
+from dpatlas.spatial import Grid, SiteAdjacency, heatmap, read_csv_points, read_gbif, read_sites
+from dpatlas.spatial.heatmap import site_counts
+
+# The archipelago's extent from a gazetteer (public), not from the records: 92.1°W–89.1°W,
+# 1.5°S–1.7°N (Darwin and Wolf islands included).
+GALAPAGOS = gpd.GeoSeries([box(-92.1, -1.5, -89.1, 1.7)], crs="EPSG:4326").segmentize(0.05)
+
+
+def test_csv_columns_detected_or_named(tmp_path):
+    path = tmp_path / "sites.csv"
+    path.write_text("id,LAT,Lng,other\n1,50.1,10.2,a\n2,50.2,10.3,b\n")
+    gdf = read_csv_points(path)
+    assert gdf.crs.to_epsg() == 4326
+    assert gdf.geometry.x.tolist() == [10.2, 10.3]
+    assert gdf["other"].tolist() == ["a", "b"]
+    assert gdf.attrs["dpatlas"]["rows_without_coordinates"] == 0
+    named = tmp_path / "named.csv"
+    named.write_text("east,north\n4000000,3000000\n")
+    projected = read_csv_points(named, lon="east", lat="north", crs="EPSG:3035")
+    assert projected.crs.to_epsg() == 3035
+    assert projected.geometry.iloc[0].equals(Point(4_000_000, 3_000_000))
+
+
+def test_csv_errors(tmp_path):
+    path = tmp_path / "bad.csv"
+    path.write_text("id,lat,lon\n1,50.1,10.2\n2,,10.3\n")
+    with pytest.raises(ValueError, match=r"row 1 has no usable coordinates .*dropna=True"):
+        read_csv_points(path)
+    assert read_csv_points(path, dropna=True).attrs["dpatlas"]["rows_without_coordinates"] == 1
+    with pytest.raises(
+        ValueError, match=r"no lon column found among \['id', 'lat', 'lon'\]|lon='east'"
+    ):
+        read_csv_points(path, lon="east")
+    nocols = tmp_path / "nocols.csv"
+    nocols.write_text("a,b\n1,2\n")
+    with pytest.raises(
+        ValueError, match=r"no lon column found among \['a', 'b'\]; name it with lon="
+    ):
+        read_csv_points(nocols)
+    swapped = tmp_path / "swapped.csv"
+    swapped.write_text("lat,lon\n-91.0,-0.5\n")
+    with pytest.raises(ValueError, match=r"lat must be in \[-90, 90\] .*columns swapped"):
+        read_csv_points(swapped)
+
+
+def test_read_sites_dispatches_by_extension(tmp_path):
+    gdf = gpd.GeoDataFrame({"who": ["a"]}, geometry=[Point(10, 50)], crs=4326)
+    gdf.to_file(tmp_path / "s.gpkg")
+    assert read_sites(tmp_path / "s.gpkg").geometry.iloc[0].equals(Point(10, 50))
+    (tmp_path / "s.tsv").write_text("latitude\tlongitude\n50\t10\n")
+    assert read_sites(tmp_path / "s.tsv").geometry.iloc[0].equals(Point(10, 50))
+    with pytest.raises(ValueError, match=r"cannot read '.*s.xlsx': use .gpkg"):
+        read_sites(tmp_path / "s.xlsx")
+
+
+def test_gbif_reader_errors(tmp_path):
+    path = tmp_path / "notgbif.txt"
+    path.write_text("a\tb\n1\t2\n")
+    with pytest.raises(ValueError, match=r"'decimalLatitude' is missing: is .* a GBIF"):
+        read_gbif(path)
+    good = tmp_path / "gbif.txt"
+    good.write_text("decimalLatitude\tdecimalLongitude\n0\t-90\n")
+    with pytest.raises(ValueError, match=r"individual_column='observer' is not a column"):
+        read_gbif(good, individual_column="observer")
+
+
+@pytest.mark.shared
+def test_galapagos_penguins_end_to_end(shared_datasets, tmp_path):
+    sites = read_gbif(
+        shared_datasets / "spatial" / "galapagos-penguin-occurrence.txt.gz",
+        individual_column="recordedBy",
+    )
+    meta = sites.attrs["dpatlas"]
+    assert (meta["records"], meta["rows_without_coordinates"], len(sites)) == (1_211, 19, 1_192)
+    assert sites.crs.to_epsg() == 4326
+    grid = Grid.from_polygon(GALAPAGOS, cell_size=10_000, crs="EPSG:6933")
+    # Exact counts before noise: one record per observer with k = 1, every record with a
+    # large k (all records lie in the archipelago's extent).
+    one = site_counts(sites, grid, SiteAdjacency(), get_source(0), individual_column="recordedBy")
+    assert one.counts.sum() == sites["recordedBy"].nunique() == 665  # observers with coordinates
+    every = site_counts(
+        sites,
+        grid,
+        SiteAdjacency(max_sites_per_individual=50),
+        get_source(0),
+        individual_column="recordedBy",
+    )
+    assert every.counts.sum() == 1_192
+    budget = Budget(1.0)
+    hm = heatmap(
+        sites,
+        grid,
+        epsilon=0.5,
+        budget=budget,
+        rng=11,
+        individual_column="recordedBy",
+        max_sites_per_individual=2,
+    )
+    assert hm.release.scale == 4.0
+    assert hm.release.sensitivity == 2
+    assert budget.remaining.epsilon == pytest.approx(0.5)
+    two = site_counts(
+        sites,
+        grid,
+        SiteAdjacency(max_sites_per_individual=2),
+        get_source(11),
+        individual_column="recordedBy",
+    )
+    assert np.abs(hm.release.value - two.counts).max() < 4.0 * 20  # P(|Z| > 80) < 1e-8 per cell
+    total = hm.query(GALAPAGOS)
+    assert total.n_cells == grid.n_released
+    assert total.ci_low <= two.counts.sum() <= total.ci_high
+    path = hm.nonnegative().to_file(tmp_path / "penguins.gpkg")
+    back = gpd.read_file(path)
+    assert len(back) == grid.n_released
+    assert back["count"].sum() == max(int(hm.release.value.sum()), 0)
+    # The same map in a UTM zone (15S) instead of the global equal-area CRS.
+    utm = Grid.from_polygon(GALAPAGOS, cell_size=5_000, crs="EPSG:32715")
+    assert (
+        site_counts(
+            sites, utm, SiteAdjacency(50), get_source(0), individual_column="recordedBy"
+        ).counts.sum()
+        == 1_192
+    )
