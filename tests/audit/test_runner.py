@@ -145,5 +145,9 @@ def test_audit_rejects_bad_mechanisms() -> None:
         audit(lambda d, *, rng: math.nan, 0, 1, epsilon=1.0, samples=10, rng=0)
     with pytest.raises(TypeError, match=r"mechanism must return numbers, an array or a Release"):
         audit(lambda d, *, rng: "x", 0, 1, epsilon=1.0, samples=10, rng=0)
+    with pytest.raises(
+        ValueError, match=r"outputs of length 100000 over samples=2000 runs are too"
+    ):
+        audit(lambda d, *, size, rng: np.zeros((size, 100_000)), 0, 1, epsilon=1.0, samples=2_000)
     with pytest.raises(ValueError, match=r"outputs on d and d_prime differ in length \(1 vs 2\)"):
         audit(lambda d, *, rng: np.zeros(d), 1, 2, epsilon=1.0, samples=10, rng=0)

@@ -19,7 +19,8 @@ from dpatlas.core.validation import check_delta, check_epsilon, check_positive_i
 
 __all__ = ["audit"]
 
-_CHUNK = 50_000
+_CHUNK_VALUES = 2**21  # output numbers per batched call
+_MAX_VALUES = 2**27  # output numbers kept per input (1 GiB of float64)
 
 
 def _accepts_size(mechanism: Callable[..., Any]) -> bool:
@@ -47,26 +48,42 @@ def _as_array(output: Any) -> NDArray[np.float64]:
     return arr
 
 
+def _check_memory(dim: int, samples: int) -> None:
+    if dim * samples > _MAX_VALUES:
+        raise ValueError(
+            f"outputs of length {dim} over samples={samples} runs are too many to keep "
+            f"({dim * samples * 8 / 2**30:.1f} GiB); pass fewer samples or audit a mechanism "
+            "that returns only the coordinates that can change"
+        )
+
+
 def _run(
     mechanism: Callable[..., Any], data: Any, samples: int, gen: np.random.Generator
 ) -> NDArray[np.float64]:
     """``samples`` outputs as a ``(samples, dim)`` array, in batches when the mechanism can."""
-    if _accepts_size(mechanism):
-        parts = []
-        for start in range(0, samples, _CHUNK):
-            k = min(_CHUNK, samples - start)
-            arr = _as_array(mechanism(data, size=k, rng=gen))
-            if arr.ndim == 0 or arr.shape[0] != k:
-                raise ValueError(
-                    f"mechanism(d, size={k}, rng=...) must return {k} outputs along the first "
-                    f"axis, got shape {arr.shape}"
-                )
-            parts.append(arr.reshape(k, -1))
-        return np.concatenate(parts)
-    rows = [_as_array(mechanism(data, rng=gen)).ravel() for _ in range(samples)]
-    if len({row.size for row in rows}) != 1:
-        raise ValueError("mechanism outputs must all have the same length")
-    return np.stack(rows)
+    if not _accepts_size(mechanism):
+        first = _as_array(mechanism(data, rng=gen)).ravel()
+        _check_memory(first.size, samples)
+        rows = [first] + [_as_array(mechanism(data, rng=gen)).ravel() for _ in range(samples - 1)]
+        if len({row.size for row in rows}) != 1:
+            raise ValueError("mechanism outputs must all have the same length")
+        return np.stack(rows)
+    parts: list[NDArray[np.float64]] = []
+    done, chunk = 0, min(samples, 1_000)
+    while done < samples:
+        k = min(chunk, samples - done)
+        arr = _as_array(mechanism(data, size=k, rng=gen))
+        if arr.ndim == 0 or arr.shape[0] != k:
+            raise ValueError(
+                f"mechanism(d, size={k}, rng=...) must return {k} outputs along the first "
+                f"axis, got shape {arr.shape}"
+            )
+        parts.append(arr.reshape(k, -1))
+        if done == 0:
+            _check_memory(parts[0].shape[1], samples)
+            chunk = max(1, _CHUNK_VALUES // parts[0].shape[1])
+        done += k
+    return np.concatenate(parts)
 
 
 def _parse_events(
