@@ -74,6 +74,12 @@ def test_gbif_reader_errors(tmp_path):
         read_gbif(good, individual_column="observer")
 
 
+def _exact(sites, grid: Grid, k: int, seed: int = 0) -> np.ndarray:
+    adjacency = SiteAdjacency(max_sites_per_individual=k)
+    data = site_counts(sites, grid, adjacency, get_source(seed), individual_column="recordedBy")
+    return data.counts
+
+
 @pytest.mark.shared
 def test_galapagos_penguins_end_to_end(shared_datasets, tmp_path):
     sites = read_gbif(
@@ -86,16 +92,8 @@ def test_galapagos_penguins_end_to_end(shared_datasets, tmp_path):
     grid = Grid.from_polygon(GALAPAGOS, cell_size=10_000, crs="EPSG:6933")
     # Exact counts before noise: one record per observer with k = 1, every record with a
     # large k (all records lie in the archipelago's extent).
-    one = site_counts(sites, grid, SiteAdjacency(), get_source(0), individual_column="recordedBy")
-    assert one.counts.sum() == sites["recordedBy"].nunique() == 665  # observers with coordinates
-    every = site_counts(
-        sites,
-        grid,
-        SiteAdjacency(max_sites_per_individual=50),
-        get_source(0),
-        individual_column="recordedBy",
-    )
-    assert every.counts.sum() == 1_192
+    assert _exact(sites, grid, 1).sum() == sites["recordedBy"].nunique() == 665
+    assert _exact(sites, grid, 50).sum() == 1_192
     budget = Budget(1.0)
     hm = heatmap(
         sites,
@@ -109,26 +107,15 @@ def test_galapagos_penguins_end_to_end(shared_datasets, tmp_path):
     assert hm.release.scale == 4.0
     assert hm.release.sensitivity == 2
     assert budget.remaining.epsilon == pytest.approx(0.5)
-    two = site_counts(
-        sites,
-        grid,
-        SiteAdjacency(max_sites_per_individual=2),
-        get_source(11),
-        individual_column="recordedBy",
-    )
-    assert np.abs(hm.release.value - two.counts).max() < 4.0 * 20  # P(|Z| > 80) < 1e-8 per cell
+    two = _exact(sites, grid, 2, seed=11)  # the same seed keeps the same records
+    assert np.abs(hm.release.value - two).max() < 4.0 * 20  # P(|Z| > 80) < 1e-8 per cell
     total = hm.query(GALAPAGOS)
     assert total.n_cells == grid.n_released
-    assert total.ci_low <= two.counts.sum() <= total.ci_high
+    assert total.ci_low <= two.sum() <= total.ci_high
     path = hm.nonnegative().to_file(tmp_path / "penguins.gpkg")
     back = gpd.read_file(path)
     assert len(back) == grid.n_released
     assert back["count"].sum() == max(int(hm.release.value.sum()), 0)
     # The same map in a UTM zone (15S) instead of the global equal-area CRS.
     utm = Grid.from_polygon(GALAPAGOS, cell_size=5_000, crs="EPSG:32715")
-    assert (
-        site_counts(
-            sites, utm, SiteAdjacency(50), get_source(0), individual_column="recordedBy"
-        ).counts.sum()
-        == 1_192
-    )
+    assert _exact(sites, utm, 50).sum() == 1_192

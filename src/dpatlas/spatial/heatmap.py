@@ -108,6 +108,18 @@ def heatmap(
     Heatmap
         Raw noisy counts (``release.value``), the release, the grid; post-process from there.
 
+    Notes
+    -----
+    Privacy (proof sketch). Every public input (grid extent, cell size, CRS, mask, ε, ``k``)
+    comes from the caller; nothing is derived from the sites. Keeping a site or not depends
+    only on its own location against the public grid and, for contribution bounding, on
+    random keys drawn without looking at locations, so each individual keeps at most ``k``
+    sites whatever the rest of the data. Released cells are disjoint, so adding or removing
+    one individual changes the vector of cell counts by at most ``k`` in L1 (``2k`` when
+    replacing). Independent discrete Laplace noise of scale ``Δ/ε`` on every cell then makes
+    the whole vector ε-DP: parallel composition, one debit of ε for the map (see
+    :func:`~dpatlas.spatial.methods.uniform`). The number of dropped sites is never reported.
+
     Examples
     --------
     >>> import numpy as np

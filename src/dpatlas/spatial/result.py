@@ -84,6 +84,11 @@ class Heatmap:
         return self.as_grid(self.estimate)
 
     @property
+    def mask(self) -> np.ndarray:
+        """``ny × nx`` booleans, True for released cells (the grid's public mask)."""
+        return self.grid.released
+
+    @property
     def epsilon(self) -> float:
         """Privacy cost of the map (the whole map, by parallel composition)."""
         return self.release.epsilon
