@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import math
+
 import geopandas as gpd
 import numpy as np
 import pytest
 from shapely.geometry import Point
+from tests.helpers.distributions import assert_scale_detected
 
 from dpatlas.core import Budget, RandomSource, get_source
 from dpatlas.errors import BudgetExceededError
@@ -14,6 +17,11 @@ from dpatlas.spatial.sites import bound_contributions
 
 ALPHA = 1e-6
 GRID = Grid.from_bounds((0, 0, 500_000, 200_000), cell_size=1_000, crs="EPSG:3035")  # 100,000 cells
+
+
+def dlap_pmf(scale: float):
+    p = math.exp(-1.0 / scale)
+    return lambda k: (1 - p) / (1 + p) * p ** np.abs(k)
 
 
 def _sites(n: int = 20_000, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -41,9 +49,7 @@ class CountingSource(RandomSource):
     ("epsilon", "k", "relation", "scale"),
     [(0.5, 1, "add_remove", 2.0), (1.5, 3, "add_remove", 2.0), (1.0, 2, "replace", 4.0)],
 )
-def test_released_noise_is_discrete_laplace_at_k_over_epsilon(
-    dl_pvalue, epsilon, k, relation, scale
-):
+def test_released_noise_is_discrete_laplace_at_k_over_epsilon(epsilon, k, relation, scale):
     x, y = _sites()
     owners = np.arange(x.size) // 4  # four sites per individual
     hm = heatmap(
@@ -62,9 +68,8 @@ def test_released_noise_is_discrete_laplace_at_k_over_epsilon(
     assert exact.sum() <= k * (owners.max() + 1)
     noise = hm.release.value - exact
     assert noise.size == 100_000
-    assert dl_pvalue(noise, scale) > ALPHA
-    assert dl_pvalue(noise, 0.7 * scale) < ALPHA
-    assert dl_pvalue(noise, 1.3 * scale) < ALPHA
+    # Chi-square at alpha = 1e-6 that accepts k/ε and rejects 0.7·k/ε and 1.3·k/ε.
+    assert_scale_detected(noise, dlap_pmf, scale, alpha=ALPHA)
 
 
 def test_budget_debited_once_per_map_before_noise():
