@@ -6,10 +6,18 @@ the density ratio at any output is at most ``exp(|f(D) - f(D')|_1 / b) <= exp(ε
 (Ghosh, Roughgarden, Sundararajan 2009; Canonne, Kamath, Steinke 2020, Sec. 2). It is also
 ``ε²/2``-zCDP (Bun & Steinke 2016, Prop. 1.4).
 
-Sampling is exact: Algorithms 1 and 2 of Canonne–Kamath–Steinke (2020), vectorised over
-batches, use only uniform integers and integer comparisons, so the output distribution is the
-one analysed above to the last bit (no floating-point ``exp``/``log`` on the sampling path,
-unlike the textbook inverse-CDF sampler; see Mironov 2012 for why that matters). The scale
+Sampling is exact on both paths, so the output distribution is the one analysed above to the
+last bit (no floating-point ``exp``/``log`` on the sampling path, unlike the textbook
+inverse-CDF sampler; see Mironov 2012 for why that matters):
+
+* batches of 64 or more at scales up to 512 use inversion (:mod:`dpatlas.core._dlap_table`):
+  one 64-bit word per draw is compared with ``floor(2**64 P(Z <= k))``, computed once per scale
+  with interval arithmetic; a word equal to a threshold is settled exactly with further words,
+  and the two tails (probability about ``2**-8``) continue with exact geometric draws;
+* other calls use Algorithms 1 and 2 of Canonne–Kamath–Steinke (2020), vectorised over
+  batches, with only uniform integers and integer comparisons.
+
+The scale
 ``Δ/ε`` is represented as a fraction ``t/s`` with ``t < 2**41``; when the exact fraction is
 larger it is rounded *up*, which adds at most a relative ``2**-40`` of extra noise and can only
 lower the privacy loss.
@@ -23,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from dpatlas.core._dlap_table import MAX_TABLE_SCALE, sample_table
 from dpatlas.core.budget import Budget
 from dpatlas.core.release import Release, register_noise
 from dpatlas.core.rng import RandomSource, RngLike, get_source
@@ -31,6 +40,7 @@ from dpatlas.core.validation import as_int_array, check_epsilon, check_sensitivi
 __all__ = ["discrete_laplace", "rational_scale", "sample_discrete_laplace"]
 
 _BITS = 40
+_TABLE_MIN_SIZE = 64
 
 
 def rational_scale(scale: float | Fraction) -> tuple[int, int]:
@@ -64,6 +74,9 @@ def _bernoulli_exp_neg(src: RandomSource, num: np.ndarray, den: int) -> np.ndarr
     """Exact Bernoulli(exp(-num/den)) for ``0 <= num <= den`` (CKS 2020, Algorithm 1)."""
     k = np.ones(num.size, dtype=np.uint64)
     live = np.arange(num.size)
+    if den == 1:  # gamma is 0 or 1: the first Bernoulli(gamma / 1) needs no randomness
+        live = np.flatnonzero(num == 1)
+        k[live] = 2
     while live.size:
         hit = src.below(np.uint64(den) * k[live]) < num[live]
         live = live[hit]
@@ -99,6 +112,13 @@ def sample_discrete_laplace(
     (dtype('int64'), True)
     """
     t, s = scale if isinstance(scale, tuple) else rational_scale(scale)
+    if size >= _TABLE_MIN_SIZE and t <= MAX_TABLE_SCALE * s:
+        return sample_table(source, t, s, size)
+    return _sample_cks(source, size, t, s)
+
+
+def _sample_cks(source: RandomSource, size: int, t: int, s: int) -> np.ndarray:
+    """CKS 2020 Algorithm 2, vectorised over batches (any scale; used for large scales)."""
     out = np.empty(size, dtype=np.int64)
     filled = 0
     p_keep = (1 - math.exp(-1)) / (t * -math.expm1(-1 / t)) * (1 + math.exp(-s / t)) / 2

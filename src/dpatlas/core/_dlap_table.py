@@ -1,0 +1,108 @@
+"""Fast exact discrete Laplace for moderate scales: inversion on a table plus an exact tail.
+
+For ``Z`` with ``P(Z = k) = (1 - p) / (1 + p) * p**|k|`` and ``p = exp(-s/t)``, the cumulative
+distribution is ``P(Z <= k) = p**(-k) / (1 + p)`` for ``k < 0`` and ``1 - p**(k + 1) / (1 + p)``
+for ``k >= 0``. The table holds these thresholds for ``k = -M-1, ..., M`` (``M`` about
+``8 ln 2 * t/s``, so the two tails together have probability about ``2**-8``) and
+:mod:`dpatlas.core._inversion` samples the index exactly. Index ``0`` means ``Z <= -M-1`` and
+index ``2M+2`` means ``Z >= M+1``; by memorylessness ``Z`` is then ``∓(M + 1 + G)`` with ``G``
+geometric, ``P(G = g) = (1 - p) p**g``, which is exactly a fresh ``Z'`` conditioned on
+``Z' >= 0`` (``P(Z' >= 0) = 1 / (1 + p)``). The thresholds are computed with decimal interval
+arithmetic (directed rounding), so every ``floor(2**64 C)`` in the table is certain.
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+from fractions import Fraction
+from functools import lru_cache
+
+import numpy as np
+
+from dpatlas.core._inversion import Inversion, build_inversion, context, exp_bounds, sample_index
+from dpatlas.core.rng import RandomSource
+
+__all__ = ["MAX_TABLE_SCALE", "dlap_inversion", "sample_table"]
+
+MAX_TABLE_SCALE = 512
+_TAIL = 8 * math.log(2)
+_DIGITS = 45
+
+
+def _tail_size(t: int, s: int) -> int:
+    return max(1, math.ceil(_TAIL * t / s))
+
+
+def _bounds(t: int, s: int, m_tail: int):
+    x = Fraction(s, t)
+
+    def bounds(j: int, bits: int) -> tuple[Fraction, Fraction]:
+        k = j - (m_tail + 1)
+        m = -k if k < 0 else k + 1
+        digits = math.ceil(bits * math.log10(2)) + 6
+        e_lo, e_hi = exp_bounds(-m * x, digits)
+        p_lo, p_hi = exp_bounds(-x, digits)
+        q_lo, q_hi = e_lo / (1 + p_hi), e_hi / (1 + p_lo)
+        return (q_lo, q_hi) if k < 0 else (1 - q_hi, 1 - q_lo)
+
+    return bounds
+
+
+def _floors(t: int, s: int, m_tail: int) -> list[int | None]:
+    """``floor(2**64 C_j)`` from directed-rounding decimal products (None if undecided)."""
+    down, up = context(_DIGITS, ROUND_FLOOR), context(_DIGITS, ROUND_CEILING)
+    lo, hi = exp_bounds(-Fraction(s, t), _DIGITS + 5)
+    p_lo = down.divide(Decimal(lo.numerator), Decimal(lo.denominator))
+    p_hi = up.divide(Decimal(hi.numerator), Decimal(hi.denominator))
+    one_lo, one_hi = down.add(1, p_lo), up.add(1, p_hi)
+    two64 = Decimal(1 << 64)
+    pm_lo, pm_hi = Decimal(1), Decimal(1)
+    q: list[tuple[Decimal, Decimal]] = []
+    for _ in range(m_tail + 1):
+        pm_lo, pm_hi = down.multiply(pm_lo, p_lo), up.multiply(pm_hi, p_hi)
+        q.append((down.divide(pm_lo, one_hi), up.divide(pm_hi, one_lo)))
+    cdf = [q[m - 1] for m in range(m_tail + 1, 0, -1)]
+    cdf += [(up.subtract(1, hi), down.subtract(1, lo)) for lo, hi in q]
+    out: list[int | None] = []
+    for lo, hi in cdf:
+        a, b = int(down.multiply(lo, two64)), int(down.multiply(hi, two64))
+        out.append(a if a == b and a < 1 << 64 else None)
+    return out
+
+
+@lru_cache(maxsize=32)
+def dlap_inversion(t: int, s: int) -> tuple[Inversion, int]:
+    """The inversion sampler for scale ``t/s`` and its tail cut ``M`` (cached per scale)."""
+    m_tail = _tail_size(t, s)
+    inv = build_inversion(
+        _bounds(t, s, m_tail),
+        2 * m_tail + 2,
+        floors=_floors(t, s, m_tail),
+        flag_low=True,
+        flag_high=True,
+    )
+    return inv, m_tail
+
+
+def _geometric(src: RandomSource, t: int, s: int, n: int) -> np.ndarray:
+    out = np.empty(n, dtype=np.int64)
+    filled = 0
+    while filled < n:
+        z = sample_table(src, t, s, 2 * (n - filled) + 8)
+        z = z[z >= 0][: n - filled]
+        out[filled : filled + z.size] = z
+        filled += z.size
+    return out
+
+
+def sample_table(src: RandomSource, t: int, s: int, size: int) -> np.ndarray:
+    """``size`` exact discrete Laplace draws of scale ``t/s`` (``t/s <= MAX_TABLE_SCALE``)."""
+    inv, m_tail = dlap_inversion(t, s)
+    z, flagged = sample_index(src, inv, size)
+    z -= m_tail + 1
+    if flagged.size:
+        tail = flagged[np.abs(z[flagged]) == m_tail + 1]
+        if tail.size:
+            z[tail] += np.sign(z[tail]) * _geometric(src, t, s, tail.size)
+    return z
