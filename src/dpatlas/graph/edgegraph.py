@@ -50,6 +50,8 @@ class EdgeGraph:
         ``n=`` or ``nodes=``); False when it was derived from the edges themselves, in which
         case ``n`` counts only nodes with an edge and is itself data-dependent.
 
+    Exact counts computed from the graph are cached on it (the graph is immutable).
+
     Examples
     --------
     >>> g = as_edge_graph([(0, 1), (1, 2), (2, 0)], n=4)
@@ -64,6 +66,7 @@ class EdgeGraph:
     indices: np.ndarray
     ids: np.ndarray | tuple[Any, ...]
     nodes_public: bool = field(default=False)
+    _memo: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
         indptr, indices = _frozen(self.indptr), _frozen(self.indices)

@@ -1,0 +1,120 @@
+"""Pruned all-pairs search for the (common neighbours, c) Pareto frontier (internal).
+
+For a pair ``i != j``: ``a_ij`` common neighbours and ``c_ij = d_i + d_j - 2 x_ij``. The search
+returns ``front[a] = max{c_ij : a_ij >= a}`` for ``a = 0 .. d_max`` (``-1`` where no pair has
+``a_ij >= a``), from which the frontier, ``a_max`` and ``c_max`` follow.
+
+* Level 0 (every pair, including those with no common neighbour): a scan of the top-degree
+  vertices (:func:`c_max_all_pairs`).
+* Levels >= 1: vertices in decreasing degree order ("rank"); for a block of vertices, one sparse
+  product ``A[block] @ A[:, cols]`` gives ``a_ij`` for their partners ``j`` of lower rank. A
+  partner with degree ``d_j <= d_i`` has ``a_ij <= d_j`` and ``c_ij <= d_i + d_j``, so it can
+  only add to the frontier if ``front[d_j] < d_i + d_j``; since ``front`` is non-increasing this
+  holds exactly for ``d_j >= t_i``: partners with smaller degree are skipped (they are dominated
+  by a pair already found, so the frontier is exact), and the search stops when no ``t_i <= d_i``
+  exists (every later pair is dominated). A first block gives the exact values of all pairs among
+  the ``SEED_VERTICES`` top-degree vertices, which usually prunes everything else at once.
+  Memory is bounded by the block's product size.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+BLOCK_FLOPS = 4_000_000
+MAX_BLOCK_ROWS = 4096
+SEED_VERTICES = 128
+
+
+def c_max_all_pairs(a: sp.csr_array, ds: np.ndarray, order: np.ndarray, rank: np.ndarray) -> int:
+    """``max_{i != j} d_i + d_j - 2 x_ij`` over all pairs (``n >= 2``; ``ds = deg[order]``).
+
+    For each vertex ``p`` in rank order, its best partner of lower rank is its first neighbour
+    (value ``d_p + d_q - 2``) or its first non-neighbour (``d_p + d_q``) after it; stop once
+    ``d_p + d_{p+1}`` cannot beat the best value. Only top-degree vertices are visited.
+    """
+    best = 0
+    for p in range(ds.size - 1):
+        if ds[p] + ds[p + 1] <= best:
+            break
+        v = order[p]
+        nb = rank[a.indices[a.indptr[v] : a.indptr[v + 1]]]
+        after = nb[nb > p] - (p + 1)
+        if after.size:
+            best = max(best, int(ds[p] + ds[p + 1 + after.min()]) - 2)
+        taken = np.zeros(after.size + 1, dtype=bool)
+        taken[after[after <= after.size]] = True
+        q = p + 1 + int(np.argmin(taken))
+        if q < ds.size:
+            best = max(best, int(ds[p] + ds[q]))
+    return best
+
+
+def _columns(a: sp.csr_array, order: np.ndarray, reach: int) -> sp.csr_array:
+    """``A[:, order[:reach]]`` as an ``n x reach`` CSR: column ``c`` is the vertex of rank ``c``."""
+    return sp.csr_array(a[order[:reach]].T)
+
+
+def _threshold(front: np.ndarray, d: int) -> int | None:
+    """Smallest ``t`` in ``[1, d]`` with ``front[t] < d + t`` (None when there is none)."""
+    ts = np.arange(1, d + 1)
+    ok = front[1 : d + 1] < d + ts
+    return int(ts[np.argmax(ok)]) if ok.any() else None
+
+
+def _scan(
+    a: sp.csr_array,
+    order: np.ndarray,
+    ds: np.ndarray,
+    cols: sp.csr_array,
+    r0: int,
+    r1: int,
+    levels: np.ndarray,
+    front: np.ndarray,
+) -> np.ndarray:
+    """Add the pairs (rank ``i`` in ``[r0, r1)``, rank ``j > i`` among ``cols``) to ``levels``;
+    return the updated ``front``."""
+    block = order[r0:r1]
+    v = a[block] @ cols
+    v = v + v + cols[block]
+    r = np.repeat(np.arange(r1 - r0), np.diff(v.indptr))
+    j, val = v.indices, v.data
+    keep = (j > r0 + r) & (val >= 2)
+    aa = val[keep] >> 1
+    cc = ds[r0 + r[keep]] + ds[j[keep]] - 2 * (val[keep] & 1)
+    better = cc > front[aa]
+    if not better.any():
+        return front
+    np.maximum.at(levels, aa[better], cc[better])
+    return np.maximum.accumulate(levels[::-1])[::-1]
+
+
+def frontier_levels(a: sp.csr_array, deg: np.ndarray) -> np.ndarray:
+    """``front[k] = max{c_ij : a_ij >= k}`` for ``k = 0 .. d_max + 1`` (``-1`` when empty)."""
+    n = deg.size
+    levels = np.full((int(deg.max()) if n else 0) + 2, -1, dtype=np.int64)
+    if n < 2:
+        return levels
+    order = np.argsort(-deg, kind="stable")
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.arange(n)
+    ds = deg[order]
+    levels[0] = c_max_all_pairs(a, ds, order, rank)
+    seed = min(n, SEED_VERTICES)
+    front = _scan(a, order, ds, _columns(a, order, seed), 0, seed, levels, levels.copy())
+    cols, width, r0, rows = None, n, 0, 1
+    while r0 < width - 1 and ds[r0] >= 1:
+        t = _threshold(front, int(ds[r0]))
+        reach = n if t is None else int(np.searchsorted(-ds, -t, side="right"))
+        if t is None or reach <= max(r0 + 1, seed):
+            break
+        if cols is None or reach < width // 2:
+            cols, width = _columns(a, order, reach), reach
+            counts = np.diff(cols.indptr)
+        stop = min(r0 + rows, reach - 1)
+        work = np.cumsum(a[order[r0:stop]] @ counts)
+        stop = r0 + max(1, int(np.searchsorted(work, BLOCK_FLOPS, side="right")))
+        front = _scan(a, order, ds, cols, r0, stop, levels, front)
+        r0, rows = stop, min(2 * rows, MAX_BLOCK_ROWS)
+    return front

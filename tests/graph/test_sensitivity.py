@@ -1,0 +1,293 @@
+"""LS(s), the relaxed ladder U(s) and smooth sensitivity against brute force.
+
+Brute force follows the definitions only: a graph's local sensitivity is the largest change of
+the triangle count over all single pair flips, and LS(s) is the largest local sensitivity over
+all graphs within s flips (every graph on n <= 5 nodes, tables over all 2^C(n,2) graphs).
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+from pathlib import Path
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from dpatlas.graph import _pairs
+from dpatlas.graph.counting import common_neighbour_stats
+from dpatlas.graph.edgegraph import as_edge_graph
+from dpatlas.graph.sensitivity import (
+    ladder_upper_bound,
+    local_sensitivity,
+    sensitivity_ladder,
+    smooth_sensitivity,
+)
+
+# ---------------------------------------------------------------- brute force on bitmask graphs
+
+
+@functools.cache
+def _pairs_of(n: int) -> tuple[tuple[int, int], ...]:
+    return tuple(itertools.combinations(range(n), 2))
+
+
+def triangles_of_masks(masks: np.ndarray, n: int) -> np.ndarray:
+    """Triangle count of each graph given as a bitmask over the pairs of ``_pairs_of(n)``."""
+    index = {p: e for e, p in enumerate(_pairs_of(n))}
+    out = np.zeros(masks.shape, dtype=np.int64)
+    for i, j, k in itertools.combinations(range(n), 3):
+        out += (masks >> index[i, j]) & (masks >> index[i, k]) & (masks >> index[j, k]) & 1
+    return out
+
+
+def brute_ls(masks: np.ndarray, n: int) -> np.ndarray:
+    """Local sensitivity of each graph: max |T(G with one pair flipped) - T(G)| over all pairs."""
+    bits = np.int64(1) << np.arange(len(_pairs_of(n)), dtype=np.int64)
+    if bits.size == 0:
+        return np.zeros(masks.shape, dtype=np.int64)
+    flipped = triangles_of_masks(masks[..., None] ^ bits, n)
+    return np.abs(flipped - triangles_of_masks(masks, n)[..., None]).max(axis=-1)
+
+
+@functools.cache
+def ls_table(n: int, s_max: int) -> np.ndarray:
+    """``table[s, mask]`` = LS(s) of every graph on ``n`` nodes (max over the ball of radius s)."""
+    masks = np.arange(1 << len(_pairs_of(n)), dtype=np.int64)
+    rows = [brute_ls(masks, n)]
+    for _ in range(s_max):
+        prev = rows[-1]
+        nxt = prev.copy()
+        for e in range(len(_pairs_of(n))):
+            np.maximum(nxt, prev[masks ^ (1 << e)], out=nxt)
+        rows.append(nxt)
+    return np.array(rows)
+
+
+def brute_ls_ball(gx: nx.Graph, s: int) -> int:
+    """LS(s) of one graph by listing every graph within ``s`` flips (any n up to ~9)."""
+    n = gx.number_of_nodes()
+    mask = mask_of(gx)
+    ball = [mask]
+    for k in range(1, s + 1):
+        for flips in itertools.combinations(range(len(_pairs_of(n))), k):
+            ball.append(mask ^ sum(1 << e for e in flips))
+    return int(brute_ls(np.array(ball, dtype=np.int64), n).max())
+
+
+def mask_of(gx: nx.Graph) -> int:
+    return sum(
+        1 << e for e, (i, j) in enumerate(_pairs_of(gx.number_of_nodes())) if gx.has_edge(i, j)
+    )
+
+
+def graph_of(mask: int, n: int) -> nx.Graph:
+    gx = nx.empty_graph(n)
+    gx.add_edges_from(p for e, p in enumerate(_pairs_of(n)) if mask >> e & 1)
+    return gx
+
+
+def nrs_formula(gx: nx.Graph, s: np.ndarray) -> np.ndarray:
+    """max over ALL pairs of min(a + floor((s + min(s, b)) / 2), n - 2) from dense matrices."""
+    n = gx.number_of_nodes()
+    if n < 3:
+        return np.zeros_like(s)
+    a = nx.to_numpy_array(gx, nodelist=range(n), dtype=np.int64)
+    i, j = np.triu_indices(n, 1)
+    common, d = (a @ a)[i, j], a.sum(axis=1)
+    b = d[i] + d[j] - 2 * common - 2 * a[i, j]
+    vals = common + (s[:, None] + np.minimum(s[:, None], b)) // 2
+    return np.minimum(vals, n - 2).max(axis=1)
+
+
+def test_brute_force_helpers_on_hand_computed_graphs() -> None:
+    k4 = mask_of(nx.complete_graph(4))
+    assert triangles_of_masks(np.array([k4]), 4).tolist() == [4]
+    assert brute_ls(np.array([k4, mask_of(nx.path_graph(4)), 0]), 4).tolist() == [2, 1, 0]
+    assert brute_ls_ball(nx.empty_graph(4), 2) == 1
+    assert brute_ls_ball(nx.Graph([(0, 1), (2, 3)]), 1) == 1
+    assert ls_table(4, 2)[:, 0].tolist() == [0, 0, 1]
+    assert graph_of(k4, 4).number_of_edges() == 6
+    assert nrs_formula(nx.empty_graph(5), np.arange(8)).tolist() == [0, 0, 1, 1, 2, 2, 3, 3]
+
+
+# ---------------------------------------------------------------- exhaustive small graphs
+
+
+def _check_all_masks(n: int, masks: np.ndarray) -> None:
+    s_max = 2 * max(n - 2, 0) + 1
+    table = ls_table(n, s_max)
+    s = np.arange(s_max + 1)
+    betas = (0.1, 0.7, 3.0)
+    uppers = np.empty((s_max + 1, 1 << len(_pairs_of(n))), dtype=np.int64)
+    for mask in masks.tolist():
+        gx = graph_of(mask, n)
+        stats = common_neighbour_stats(as_edge_graph(gx))
+        ls = local_sensitivity(stats, s)
+        assert ls.tolist() == table[:, mask].tolist(), (n, mask)
+        assert ls.tolist() == nrs_formula(gx, s).tolist()
+        ladder = sensitivity_ladder(stats)
+        assert ladder.tolist() == ls[: ladder.size].tolist()
+        assert ladder[-1] == max(n - 2, 0)
+        assert ladder.size == 1 or ladder[-2] < max(n - 2, 0)
+        uppers[:, mask] = ladder_upper_bound(stats, s)
+        for beta in betas:
+            want = max(v * math.exp(-beta * t) for t, v in enumerate(table[:, mask].tolist()))
+            assert smooth_sensitivity(stats, beta) == pytest.approx(want, rel=1e-12)
+    assert np.all(uppers[:, masks] >= table[:, masks])
+    assert np.all(uppers[0, masks] == table[0, masks])
+    for e in range(len(_pairs_of(n))):
+        neighbour = masks ^ (1 << e)
+        assert np.all(table[:-1, masks] <= table[1:, neighbour])
+        if np.all(np.isin(neighbour, masks)):
+            assert np.all(uppers[:-1, masks] <= uppers[1:, neighbour])
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 4, 5])
+def test_every_graph_up_to_five_nodes(n: int) -> None:
+    _check_all_masks(n, np.arange(1 << len(_pairs_of(n)), dtype=np.int64))
+
+
+def test_sample_of_six_node_graphs() -> None:
+    rng = np.random.default_rng(6)
+    _check_all_masks(6, np.unique(rng.integers(0, 1 << 15, size=150)))
+
+
+@pytest.mark.slow
+def test_every_graph_on_six_nodes() -> None:
+    _check_all_masks(6, np.arange(1 << 15, dtype=np.int64))
+
+
+@pytest.mark.slow
+def test_sample_of_seven_node_graphs() -> None:
+    rng = np.random.default_rng(7)
+    _check_all_masks(7, np.unique(rng.integers(0, 1 << 21, size=400)))
+
+
+# ---------------------------------------------------------------- structural cases
+
+
+def _k2r(r: int, hub_edge: bool) -> nx.Graph:
+    gx = nx.complete_bipartite_graph(2, r)
+    if hub_edge:
+        gx.add_edge(0, 1)
+    return gx
+
+
+STRUCTURAL = {
+    "K5": nx.complete_graph(5),
+    "K7": nx.complete_graph(7),
+    "star4": nx.star_graph(4),
+    "star6": nx.star_graph(6),
+    "P6": nx.path_graph(6),
+    "P8": nx.path_graph(8),
+    "K2,3": _k2r(3, False),
+    "K2,3+hub": _k2r(3, True),
+    "K2,5": _k2r(5, False),
+    "K2,6+hub": _k2r(6, True),
+    "2K2": nx.Graph([(0, 1), (2, 3)]),
+    "2K2+isolated": nx.Graph([(0, 1), (2, 3), (4, 4)]).copy(),
+    "empty6": nx.empty_graph(6),
+    "C7": nx.cycle_graph(7),
+}
+STRUCTURAL["2K2+isolated"].remove_edges_from(nx.selfloop_edges(STRUCTURAL["2K2+isolated"]))
+
+
+@pytest.mark.parametrize("name", list(STRUCTURAL))
+def test_structural_cases_against_ball_enumeration(name: str) -> None:
+    gx = STRUCTURAL[name]
+    n = gx.number_of_nodes()
+    stats = common_neighbour_stats(gx)
+    s_top = 3 if n <= 7 else 2
+    want = [brute_ls_ball(gx, s) for s in range(s_top + 1)]
+    assert local_sensitivity(stats, np.arange(s_top + 1)).tolist() == want
+    assert np.all(ladder_upper_bound(stats, np.arange(s_top + 1)) >= want)
+    s = np.arange(2 * n)
+    assert local_sensitivity(stats, s).tolist() == nrs_formula(gx, s).tolist()
+
+
+@pytest.mark.parametrize("n", [3, 5, 8])
+def test_closed_forms(n: int) -> None:
+    s = np.arange(3 * n)
+    assert (
+        local_sensitivity(common_neighbour_stats(nx.complete_graph(n)), s).tolist()
+        == [n - 2] * s.size
+    )
+    empty = local_sensitivity(common_neighbour_stats(nx.empty_graph(n)), s)
+    assert empty.tolist() == np.minimum(s // 2, n - 2).tolist()
+    for hub_edge in (False, True):
+        stats = common_neighbour_stats(_k2r(n, hub_edge))
+        assert stats.a_max == n
+        assert local_sensitivity(stats, 0) == n
+
+
+def test_disjoint_edges_show_why_local_sensitivity_is_not_private() -> None:
+    stats = common_neighbour_stats(nx.Graph([(0, 1), (2, 3)]))
+    neighbour = common_neighbour_stats(nx.Graph([(0, 1), (2, 3), (1, 2)]))
+    assert local_sensitivity(stats, 0) == 0
+    assert local_sensitivity(neighbour, 0) == 1
+    assert local_sensitivity(stats, 1) == 1
+
+
+# ---------------------------------------------------------------- medium graphs: frontier vs all pairs
+
+
+@pytest.mark.parametrize("tiny", [False, True])
+def test_frontier_gives_the_all_pairs_value_on_medium_graphs(
+    tiny: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if tiny:
+        monkeypatch.setattr(_pairs, "SEED_VERTICES", 2)
+        monkeypatch.setattr(_pairs, "BLOCK_FLOPS", 40)
+    rng = np.random.default_rng(5)
+    graphs = [nx.gnp_random_graph(int(rng.integers(8, 200)), 0.08, seed=k) for k in range(6)]
+    graphs += [nx.barabasi_albert_graph(250, 3, seed=1), nx.star_graph(150)]
+    for gx in graphs:
+        stats = common_neighbour_stats(gx)
+        ladder = sensitivity_ladder(stats)
+        s = np.arange(ladder.size + 5)
+        want = nrs_formula(gx, s)
+        assert local_sensitivity(stats, s).tolist() == want.tolist()
+        assert ladder.tolist() == want[: ladder.size].tolist()
+        upper = sensitivity_ladder(stats, relaxed=True)
+        assert upper.size <= ladder.size
+        assert np.all(upper >= want[: upper.size])
+
+
+@pytest.mark.shared
+@pytest.mark.filterwarnings("ignore:.*self-loop:UserWarning")
+def test_ladder_on_ca_grqc(shared_datasets: Path) -> None:
+    from dpatlas.graph.io import read_edgelist
+
+    stats = common_neighbour_stats(read_edgelist(shared_datasets / "graphs" / "ca-GrQc.txt"))
+    ladder = sensitivity_ladder(stats)
+    upper = sensitivity_ladder(stats, relaxed=True)
+    assert ladder[0] == upper[0] == 61
+    assert ladder[-1] == upper[-1] == stats.n - 2
+    assert np.all(np.diff(ladder) >= 0)
+    assert np.all(upper >= ladder[: upper.size])
+    assert local_sensitivity(stats, 10) == min(61 + 10, (10 + 156) // 2, stats.n - 2) == 71
+
+
+# ---------------------------------------------------------------- validation
+
+
+def test_argument_guards_and_return_types() -> None:
+    stats = common_neighbour_stats(nx.path_graph(5))
+    assert isinstance(local_sensitivity(stats, np.int64(2)), int)
+    assert local_sensitivity(stats, [[0, 1], [2, 3]]).shape == (2, 2)
+    assert isinstance(ladder_upper_bound(stats, 1), int)
+    with pytest.raises(ValueError, match="s must be >= 0"):
+        local_sensitivity(stats, -1)
+    with pytest.raises(TypeError, match="s must be a non-negative integer"):
+        local_sensitivity(stats, 1.5)
+    with pytest.raises(TypeError, match="s must be a non-negative integer"):
+        ladder_upper_bound(stats, True)
+    with pytest.raises(TypeError, match=r"common_neighbour_stats\(graph\), got EdgeGraph"):
+        sensitivity_ladder(as_edge_graph(nx.path_graph(5)))
+    with pytest.raises(ValueError, match=r"beta must be a finite number > 0, got 0\.0"):
+        smooth_sensitivity(stats, 0.0)
+    assert smooth_sensitivity(common_neighbour_stats(nx.empty_graph(2)), 1.0) == 0.0
+    assert sensitivity_ladder(common_neighbour_stats(nx.empty_graph(0))).tolist() == [0]
