@@ -8,7 +8,8 @@ from statistics import NormalDist
 import geopandas as gpd
 import numpy as np
 import pytest
-from shapely.geometry import Polygon, box
+import shapely
+from shapely.geometry import Point, Polygon, box
 
 from dpatlas.core.discrete_laplace import _halfwidth
 from dpatlas.spatial import Grid, heatmap
@@ -119,3 +120,18 @@ def test_exact_interval_covers_at_the_stated_level():
     sd = math.sqrt(p * (1 - p) / 1_000)
     assert abs(hits / 1_000 - p) < 5 * sd
     assert p >= 0.9
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_weights_match_brute_force_area_fractions(seed):
+    gen = np.random.default_rng(seed)
+    hm = _map(seed=seed)
+    blob = Point(*gen.uniform(2_000, 8_000, 2)).buffer(gen.uniform(500, 4_000), quad_segs=3)
+    rows, cols = np.indices(GRID.shape).reshape(2, -1)
+    xe, ye = GRID.x_edges, GRID.y_edges
+    boxes = shapely.box(xe[cols], ye[GRID.ny - 1 - rows], xe[cols + 1], ye[GRID.ny - rows])
+    fraction = shapely.area(shapely.intersection(boxes, blob)) / GRID.cell_area
+    q = hm.query(blob)
+    assert q.n_cells == np.count_nonzero(fraction)
+    assert q.estimate == pytest.approx(fraction @ hm.release.value)
+    assert q.variance == pytest.approx((fraction**2).sum() * hm.release.variance())

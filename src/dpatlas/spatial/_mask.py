@@ -13,7 +13,9 @@ from rasterio import features
 from scipy import ndimage
 from shapely.geometry.base import BaseGeometry
 
-__all__ = ["polygon_mask", "study_area_geometry"]
+__all__ = ["cell_coverage", "polygon_mask", "study_area_geometry"]
+
+_BLOCK = 32
 
 
 def study_area_geometry(polygon: Any, crs: CRS) -> BaseGeometry:
@@ -42,18 +44,15 @@ def study_area_geometry(polygon: Any, crs: CRS) -> BaseGeometry:
     return polygon
 
 
-def polygon_mask(
-    polygon: BaseGeometry, x_edges: np.ndarray, y_edges: np.ndarray, transform: Affine
-) -> np.ndarray:
-    """Cells (north-up rows) whose interior meets the polygon's interior.
-
-    Cells farther than one cell from the polygon's boundary lie wholly inside or outside, so the
-    raster rule "centre inside" decides them exactly; the cells along the boundary (rasterised
-    with ``all_touched`` and widened by one cell) are decided exactly with shapely:
-    ``intersects and not touches``.
-    """
+def _coverage(
+    polygon: BaseGeometry, x_edges: np.ndarray, y_edges: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(inner, rows, cols, fraction)``: cells wholly inside away from the boundary (a boolean
+    grid), and the cells along the boundary with their exact area fractions."""
     shape = (len(y_edges) - 1, len(x_edges) - 1)
-    mask = features.rasterize(
+    size = float(x_edges[1] - x_edges[0])
+    transform = Affine(size, 0.0, float(x_edges[0]), 0.0, -size, float(y_edges[-1]))
+    inside = features.rasterize(
         [(polygon, 1)], out_shape=shape, transform=transform, fill=0, dtype="uint8"
     ).astype(bool)
     edge = features.rasterize(
@@ -65,11 +64,62 @@ def polygon_mask(
         dtype="uint8",
     ).astype(bool)
     edge = ndimage.binary_dilation(edge, structure=np.ones((3, 3), dtype=bool))
+    inside &= ~edge
     rows, cols = np.nonzero(edge)
-    ny = shape[0]
-    boxes = shapely.box(
-        x_edges[cols], y_edges[ny - 1 - rows], x_edges[cols + 1], y_edges[ny - rows]
-    )
+    boxes = _boxes(x_edges, y_edges, rows, rows + 1, cols, cols + 1)
+    pieces = _pieces(polygon, x_edges, y_edges, rows, cols)
+    fraction = shapely.area(shapely.intersection(boxes, pieces)) / size**2
     shapely.prepare(polygon)
-    mask[rows, cols] = shapely.intersects(polygon, boxes) & ~shapely.touches(polygon, boxes)
+    fraction[shapely.contains(polygon, boxes)] = 1.0
+    return inside, rows, cols, fraction
+
+
+def cell_coverage(
+    polygon: BaseGeometry, x_edges: np.ndarray, y_edges: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(rows, cols, fraction)`` of the cells (rows from north) overlapping ``polygon``.
+
+    ``fraction`` is the share of the cell's area inside the polygon, > 0 for every cell listed
+    (a positive-area overlap is the same as interiors meeting: cells that only touch the
+    polygon are left out), and exactly 1.0 for cells inside it. Cells farther than one cell
+    from the polygon's boundary lie wholly inside or outside, so the raster rule "centre
+    inside" decides them exactly without a geometry per cell; the cells along the boundary
+    (rasterised with ``all_touched`` and widened by one cell) are measured exactly with shapely,
+    against the polygon cut first into blocks of cells so that each cut is small.
+    """
+    inner, rows, cols, fraction = _coverage(polygon, x_edges, y_edges)
+    inner_rows, inner_cols = np.nonzero(inner)
+    hit = fraction > 0
+    return (
+        np.concatenate([inner_rows, rows[hit]]),
+        np.concatenate([inner_cols, cols[hit]]),
+        np.concatenate([np.ones(inner_rows.size), fraction[hit]]),
+    )
+
+
+def _boxes(
+    x_edges: np.ndarray, y_edges: np.ndarray, r0: Any, r1: Any, c0: Any, c1: Any
+) -> np.ndarray:
+    """Boxes of rows ``[r0, r1)`` (from north) by columns ``[c0, c1)``."""
+    ny = len(y_edges) - 1
+    return shapely.box(x_edges[c0], y_edges[ny - r1], x_edges[c1], y_edges[ny - r0])
+
+
+def _pieces(
+    polygon: BaseGeometry, x_edges: np.ndarray, y_edges: np.ndarray, rows: Any, cols: Any
+) -> np.ndarray:
+    """For each cell, the part of the polygon inside the block of cells that holds it."""
+    ny, nx = len(y_edges) - 1, len(x_edges) - 1
+    blocks, where = np.unique((rows // _BLOCK) * nx + cols // _BLOCK, return_inverse=True)
+    brow, bcol = (blocks // nx) * _BLOCK, (blocks % nx) * _BLOCK
+    outer = _boxes(
+        x_edges, y_edges, brow, np.minimum(brow + _BLOCK, ny), bcol, np.minimum(bcol + _BLOCK, nx)
+    )
+    return shapely.intersection(outer, polygon)[where]
+
+
+def polygon_mask(polygon: BaseGeometry, x_edges: np.ndarray, y_edges: np.ndarray) -> np.ndarray:
+    """Cells (rows from north) that overlap the polygon with positive area (see cell_coverage)."""
+    mask, rows, cols, fraction = _coverage(polygon, x_edges, y_edges)
+    mask[rows, cols] = fraction > 0
     return mask

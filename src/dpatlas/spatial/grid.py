@@ -174,7 +174,7 @@ class Grid:
         nx, ny = _cells_along(maxx - minx, size), _cells_along(maxy - miny, size)
         _check_max_cells(nx, ny, max_cells)
         grid = cls(minx, miny, size, nx, ny, parsed, study_area=geometry)
-        mask = polygon_mask(geometry, grid.x_edges, grid.y_edges, grid.transform)
+        mask = polygon_mask(geometry, grid.x_edges, grid.y_edges)
         return cls(minx, miny, size, nx, ny, parsed, mask=mask, study_area=geometry)
 
     @property

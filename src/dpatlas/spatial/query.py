@@ -8,9 +8,8 @@ from statistics import NormalDist
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import shapely
 
-from dpatlas.spatial._mask import study_area_geometry
+from dpatlas.spatial._mask import cell_coverage, study_area_geometry
 
 if TYPE_CHECKING:
     from dpatlas.spatial.result import Heatmap
@@ -71,27 +70,20 @@ def _weights(heatmap: Heatmap, polygon: Any) -> tuple[np.ndarray, np.ndarray]:
     """Positions (in the released vector) and area fractions of the cells the polygon overlaps."""
     grid = heatmap.grid
     minx, miny, maxx, maxy = polygon.bounds
-    size = grid.cell_size
+    size, top = grid.cell_size, grid.bounds[3]
     c0, c1 = max(int((minx - grid.x0) // size), 0), min(int((maxx - grid.x0) // size), grid.nx - 1)
-    top = grid.bounds[3]
     r0, r1 = max(int((top - maxy) // size), 0), min(int((top - miny) // size), grid.ny - 1)
     if c0 > c1 or r0 > r1:
         return np.empty(0, dtype=np.int64), np.empty(0)
-    rows, cols = np.mgrid[r0 : r1 + 1, c0 : c1 + 1].reshape(2, -1)
+    x_edges = grid.x_edges[c0 : c1 + 2]
+    y_edges = grid.y_edges[grid.ny - 1 - r1 : grid.ny - r0 + 1]
+    rows, cols, weight = cell_coverage(polygon, x_edges, y_edges)
+    rows, cols = rows + r0, cols + c0
     released = grid.released[rows, cols]
-    rows, cols = rows[released], cols[released]
-    xe, ye = grid.x_edges, grid.y_edges
-    boxes = shapely.box(xe[cols], ye[grid.ny - 1 - rows], xe[cols + 1], ye[grid.ny - rows])
-    shapely.prepare(polygon)
-    inside = shapely.contains(polygon, boxes)
-    fraction = shapely.area(shapely.intersection(boxes[~inside], polygon)) / grid.cell_area
-    weight = np.ones(len(boxes))
-    weight[~inside] = fraction
-    flat = rows * grid.nx + cols
+    flat = rows[released] * grid.nx + cols[released]
     if grid.mask is not None:
         flat = np.cumsum(grid.mask.ravel())[flat] - 1
-    keep = weight > 0
-    return flat[keep], weight[keep]
+    return flat, weight[released]
 
 
 def region_query(heatmap: Heatmap, polygon: Any, *, level: float = 0.95) -> RegionEstimate:
