@@ -1,0 +1,297 @@
+"""Smooth-sensitivity noise (Nissim, Raskhodnikova, Smith, STOC 2007) on the integers, exact.
+
+Setting. ``f`` is an integer query and ``S(G)`` a β-smooth upper bound on its local
+sensitivity: for all neighbours ``G ~ G'``, (S1) ``|f(G) - f(G')| <= S(G)`` and
+(S2) ``S(G) <= e^β S(G')``. Any ladder (:mod:`dpatlas.core.ladder`, (L1)–(L2)) gives one,
+:func:`smooth_bound` ``S = max_t e^{-βt} I_t``: ``S >= I_0`` and
+``S(G) <= max_t e^{-βt} I_{t+1}(G') = e^β max_t e^{-β(t+1)} I_{t+1}(G') <= e^β S(G')``.
+The release is ``T + K`` with integer noise ``K`` of scale ``b``:
+
+* pure ε (``delta = 0``): ``β = ε/6``, ``b = 6S/ε``, discrete Cauchy
+  ``P(K = k) = 1 / (Z_b (1 + (k/b)²))``, ``Z_b = π b coth(π b)``;
+* (ε, δ): ``β = ln(1 + ε/(2L)) - 2**-38`` with ``L = max(1, ln(2/δ))`` (a hair below NRS's
+  ``ε / (2 ln(2/δ))``; a smaller β only enlarges ``S``), ``b = 2S/ε``, discrete Laplace.
+
+These are the constants NRS (Sec. 2, admissible noise: the Cauchy-type density ``∝ 1/(1+z²)``
+and the Laplace density) give for continuous noise; we sample on the integer lattice (the
+answer is an integer, and no floating-point output can leak low bits: Mironov 2012), so here
+are proofs for the lattice. Write ``b, b'`` for the scales at ``G, G'``; ``b >= c·|T - T'|/ε``
+by (S1) at ``G'`` (``c`` = 6 or 2), and ``b/b' <= e^{β*}`` with ``β* = β + 2**-39`` by (S2)
+plus rounding (``b`` is rounded *up* to a fraction, relative ``<= 2**-40``; ``S`` is a float
+with ``S >= I_0`` exactly). Then ``P_G(y)/P_G'(y) = [P_b(k)/P_b'(k)] · [P_b'(k)/P_b'(k')]``
+with ``k = y - T``, ``k' = y - T'``.
+
+Cauchy. Sliding: ``(1 + (k'/b')²)/(1 + (k/b')²) <= exp(2 asinh(v/2)) <= e^v`` for
+``v = |T - T'|/b' <= ε/6`` (the maximum over ``k`` of that ratio is ``((v + sqrt(v²+4))/2)²``).
+Dilation: ``φ(x) = x coth(πx)`` increases, so if ``b >= b'`` the ratio is
+``<= (b/b')² φ(b')/φ(b) <= e^{2β*}``, else ``<= φ(b')/φ(b) <= b'/b <= e^{β*}``. Total
+``<= e^{ε/6 + ε/3 + 2**-38} <= e^ε``: pure ε-DP.
+
+Laplace. Sliding gives ``e^{|T-T'|/b'} <= e^{ε/2}``. Dilation, pointwise ratio
+``tanh(1/2b)/tanh(1/2b') · exp(-|k|(1/b - 1/b'))``: if ``b <= b'`` it is ``<= b'/b <= 1 + ε/(2L)
+<= e^{ε/2}``; if ``b > b'`` it exceeds ``e^{ε/2}`` only for ``|k| > x = (ε/2)/(1/b' - 1/b)``,
+a set of mass ``<= 2 e^{-x/b} <= 2 exp(-(ε/2)/(e^{β*} - 1)) <= 2 e^{-L} <= δ`` under ``b``.
+So ``P_G(A) <= e^ε P_G'(A) + δ`` for every set ``A``.
+
+``S = 0`` means ``f`` is constant on every graph reachable by flips, so ``T`` is released as is.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from dpatlas.core.budget import Budget
+from dpatlas.core.discrete_laplace import rational_scale, sample_discrete_laplace
+from dpatlas.core.ladder import CLIP, _ladder, check_value, clamp_release
+from dpatlas.core.release import Release
+from dpatlas.core.rng import RandomSource, RngLike, get_source
+from dpatlas.core.validation import check_delta, check_epsilon, check_positive_int
+
+__all__ = [
+    "discrete_cauchy_pmf",
+    "sample_discrete_cauchy",
+    "smooth_beta",
+    "smooth_bound",
+    "smooth_halfwidth",
+    "smooth_mechanism",
+    "smooth_scale",
+]
+
+_TOL = 2.0**-40
+"""Float decisions of the Cauchy acceptance test within this margin go to exact arithmetic."""
+
+
+def smooth_beta(epsilon: float, delta: float = 0.0) -> float:
+    """The smoothness β of the noise: ``ε/6`` (Cauchy, δ = 0) or ``ln(1 + ε/2L) - 2**-38``.
+
+    Examples
+    --------
+    >>> smooth_beta(1.0), round(smooth_beta(1.0, 1e-6), 5)
+    (0.16666666666666666, 0.03388)
+    """
+    eps, d = check_epsilon(epsilon), check_delta(delta)
+    if d == 0:
+        return eps / 6
+    beta = math.log1p(eps / (2 * max(1.0, math.log(2 / d)))) - 2.0**-38
+    if beta <= 0:
+        raise ValueError(f"epsilon={eps!r} is too small for smooth sensitivity; use >= 1e-9")
+    return beta
+
+
+def smooth_bound(ladder: Any, beta: float, *, global_sensitivity: int | None = None) -> float:
+    """``max_t exp(-β t) I_t`` over a ladder (entries after the array are ``GS``): β-smooth.
+
+    Examples
+    --------
+    >>> round(smooth_bound([1, 2, 3, 3, 4], 0.5), 4)
+    1.2131
+    """
+    lad, _ = _ladder(ladder, global_sensitivity)
+    beta = check_epsilon(beta, "beta")
+    with np.errstate(divide="ignore"):
+        score = np.log(lad.astype(np.float64)) - beta * np.arange(lad.size)
+    best = int(np.argmax(score))
+    return float(lad[best] * math.exp(-beta * best)) if lad[best] > 0 else 0.0
+
+
+def smooth_scale(bound: float, epsilon: float, delta: float = 0.0) -> tuple[int, int] | None:
+    """The noise scale ``t/s >= c S/ε`` (c = 6 Cauchy, 2 Laplace) as integers; None if S = 0.
+
+    Examples
+    --------
+    >>> smooth_scale(3.0, 1.0), smooth_scale(3.0, 1.0, 1e-6), smooth_scale(0.0, 1.0)
+    ((18, 1), (6, 1), None)
+    """
+    s = float(bound)
+    if not (math.isfinite(s) and s >= 0):
+        raise ValueError(f"bound must be a finite smooth sensitivity >= 0, got {bound!r}")
+    if s == 0:
+        return None
+    factor = 6 if check_delta(delta) == 0 else 2
+    return rational_scale(factor * Fraction(s) / Fraction(check_epsilon(epsilon)))
+
+
+def discrete_cauchy_pmf(k: Any, scale: tuple[int, int]) -> np.ndarray:
+    """``P(K = k) = 1 / (π b coth(π b) (1 + (k/b)²))`` for ``b = t/s`` (exact normaliser).
+
+    Examples
+    --------
+    >>> float(discrete_cauchy_pmf(np.arange(-10**6, 10**6 + 1), (3, 1)).sum()) > 0.9999
+    True
+    """
+    b = scale[0] / scale[1]
+    z = np.asarray(k, dtype=np.float64) / b
+    return 1.0 / ((1.0 + z * z) * math.pi * b / math.tanh(math.pi * b))
+
+
+def _trailing_zeros(src: RandomSource, size: int) -> np.ndarray:
+    """``j`` with ``P(j) = 2^-(j+1)``: the trailing zero bits of uniform words."""
+    j = np.zeros(size, dtype=np.int64)
+    live = np.arange(size)
+    while live.size:
+        w = src.words(live.size)
+        low, zero = w & (np.uint64(0) - w), w == 0
+        j[live[~zero]] += np.frexp(low[~zero].astype(np.float64))[1] - 1
+        j[live[zero]] += 64
+        live = live[zero]
+    return j
+
+
+def _below_int(src: RandomSource, n: int) -> int:
+    """Exact uniform integer in ``[0, n)`` for a Python int ``n`` of any size."""
+    bits = (n - 1).bit_length()
+    words = max(1, (bits + 63) // 64)
+    while True:
+        v = int.from_bytes(src.words(words).tobytes(), "little") >> (64 * words - bits)
+        if v < n:
+            return v
+
+
+def _accept(src: RandomSource, u: int, j: int, x: int, ts: tuple[int, int]) -> bool:
+    """Exactly: is ``U < 2^{2j-1} / (1 + (x s/t)²)`` for ``U`` uniform on [0, 1) whose first 64
+    bits are ``u``? With ``num/den`` that ratio, ``U < num/den`` iff ``V den < r`` for the
+    remaining bits ``V`` and ``r = num 2^64 - u den``; refine ``r`` 64 bits at a time."""
+    t, s = ts
+    num, den = t * t << 2 * j, 2 * (t * t + s * s * x * x)
+    r = num * 2**64 - u * den
+    while 0 < r < den:
+        r = r * 2**64 - int(src.words(1)[0]) * den
+    return r >= den
+
+
+def sample_discrete_cauchy(source: RandomSource, size: int, scale: tuple[int, int]) -> np.ndarray:
+    """Draw ``size`` exact samples with ``P(k) ∝ 1/(1 + (k/b)²)``, ``b = t/s``; int64.
+
+    Rejection: ``|k|`` is proposed from block ``j`` (``P(j) = 2^-(j+1)``) of width ``W 2^j``
+    starting at ``W (2^j - 1)``, ``W = ceil(b)``, and accepted with probability
+    ``2^{2j-1} / (1 + (x/b)²) <= 1`` (integers; floats decide only outside a ``2**-40``
+    margin, exact rationals inside). Then a fair sign, redrawn for ``-0``. Magnitudes are
+    capped at ``2**62`` (see :func:`~dpatlas.core.ladder.clamp_release`).
+
+    Examples
+    --------
+    >>> from dpatlas.core.rng import get_source
+    >>> z = sample_discrete_cauchy(get_source(0), 100_000, (10, 1))
+    >>> round(float(np.median(np.abs(z))) / 10, 1)
+    1.0
+    """
+    t, s = scale
+    w = -(-t // s)
+    out, filled = np.empty(size, dtype=np.int64), 0
+    while filled < size:
+        j = _trailing_zeros(source, int((size - filled) * 2.7) + 16)
+        fast = j + 1 + w.bit_length() <= 62
+        jf = j[fast]
+        x = w * ((1 << jf) - 1) + source.below((w << jf).astype(np.uint64)).astype(np.int64)
+        accept = np.zeros(jf.size, dtype=bool)
+        u = source.words(jf.size)
+        a = np.ldexp(1.0, 2 * jf - 1) / (1.0 + (x * (s / t)) ** 2)
+        uf = u.astype(np.float64) * 2.0**-64
+        accept[uf < a - _TOL] = True
+        for i in np.flatnonzero(np.abs(uf - a) <= _TOL).tolist():
+            accept[i] = _accept(source, int(u[i]), int(jf[i]), int(x[i]), scale)
+        mag = np.full(j.size, -1, dtype=np.int64)
+        mag[np.flatnonzero(fast)[accept]] = x[accept]
+        for i in np.flatnonzero(~fast).tolist():
+            ji = int(j[i])
+            xi = w * ((1 << ji) - 1) + _below_int(source, w << ji)
+            if _accept(source, int(source.words(1)[0]), ji, xi, scale):
+                mag[i] = min(xi, CLIP)
+        mag = mag[mag >= 0]  # proposal order kept: truncating below is then unbiased
+        neg = source.bits(mag.size)
+        z = np.where(neg, -mag, mag)[~(neg & (mag == 0))][: size - filled]
+        out[filled : filled + z.size] = z
+        filled += z.size
+    return out
+
+
+def _noise(src: RandomSource, size: int, scale: tuple[int, int] | None, delta: float) -> np.ndarray:
+    if scale is None:
+        return np.zeros(size, dtype=np.int64)
+    if delta == 0:
+        return sample_discrete_cauchy(src, size, scale)
+    return sample_discrete_laplace(src, size, scale)
+
+
+def smooth_halfwidth(bound: float, epsilon: float, delta: float, level: float) -> int:
+    """``h`` with ``P(|K| > h) <= 1 - level`` for the noise of *every* ``S <= bound``.
+
+    Both tails grow with the scale (the discrete Cauchy family has a monotone likelihood ratio
+    in ``|k|``), so a private upper bound on ``S`` gives a valid interval. Cauchy:
+    ``P(|K| > h) <= 2 b (π/2 - atan(h/b)) / Z_b <= (2/π) atan(b/h)``, so ``h = b cot(πγ/2)``;
+    Laplace: ``P(|K| > h) = 2 p^(h+1) / (1 + p)``, ``p = e^(-1/b)``; ``γ = 1 - level``.
+
+    Examples
+    --------
+    >>> smooth_halfwidth(1.0, 1.0, 0.0, 0.9), smooth_halfwidth(1.0, 1.0, 1e-6, 0.9)
+    (38, 5)
+    """
+    gamma = 1.0 - float(level)
+    if not 0.0 < gamma < 1.0:
+        raise ValueError(f"level must be in (0, 1), got {level!r}")
+    scale = smooth_scale(bound, epsilon, delta)
+    if scale is None:
+        return 0
+    b = scale[0] / scale[1]
+    if check_delta(delta) == 0:
+        return math.ceil(b / math.tan(math.pi * gamma / 2) * (1 + 1e-12))
+    p = math.exp(-1.0 / b)
+    h = max(0, math.ceil(math.log(gamma * (1 + p) / 2) / math.log(p)) - 1)
+    while 2 * p ** (h + 1) / (1 + p) > gamma * (1 - 1e-12):
+        h += 1
+    return h
+
+
+def smooth_mechanism(
+    value: int,
+    bound: float,
+    *,
+    epsilon: float,
+    delta: float = 0.0,
+    rng: RngLike = None,
+    budget: Budget | None = None,
+    size: int | None = None,
+    mechanism: str = "smooth",
+    note: str = "",
+    metadata: dict[str, Any] | None = None,
+) -> Release:
+    """Release the integer ``value`` with noise scaled to a smooth sensitivity ``bound``.
+
+    ``bound`` must be a :func:`smooth_beta`-smooth upper bound (S1)–(S2) of the module
+    docstring, computed with ``β = smooth_beta(epsilon, delta)``; it is private. ``delta = 0``
+    gives pure ε-DP (discrete Cauchy), ``delta > 0`` (ε, δ)-DP (discrete Laplace). The budget
+    is debited once before any noise; ``size`` draws independent releases that cost
+    ``size * epsilon`` (and ``size * delta``) together. ``rng``: ``None`` for secure noise; a
+    seed is for tests and teaching only (recorded as ``seeded=True``). The release has
+    ``scale=None``: its noise scale is private.
+
+    Examples
+    --------
+    >>> rel = smooth_mechanism(100, 2.0, epsilon=1.0, delta=1e-6, rng=5)
+    >>> rel.mechanism, rel.delta, rel.noise, rel.scale
+    ('smooth', 1e-06, 'discrete_laplace', None)
+    """
+    x = check_value(value)
+    eps, d = check_epsilon(epsilon), check_delta(delta)
+    scale = smooth_scale(bound, eps, d)
+    count = 1 if size is None else check_positive_int(size, "size")
+    src = get_source(rng)
+    if budget is not None:
+        budget.spend(eps * count, d * count, mechanism=mechanism, note=note)
+    noisy = clamp_release(x, _noise(src, count, scale, d))
+    return Release(
+        value=int(noisy[0]) if size is None else noisy,
+        epsilon=eps * count,
+        delta=d * count,
+        mechanism=mechanism,
+        sensitivity=None,
+        scale=None,
+        noise="discrete_cauchy" if d == 0 else "discrete_laplace",
+        seeded=src.seeded,
+        rho=(eps * count) ** 2 / 2 if d == 0 else None,
+        metadata=dict(metadata or {}),
+    )
