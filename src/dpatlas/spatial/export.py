@@ -21,7 +21,16 @@ NODATA = np.iinfo(np.int32).min
 
 
 def describe(heatmap: Heatmap) -> dict[str, str]:
-    """Public facts about the release, as strings (GeoTIFF tags, file metadata, captions)."""
+    """Public facts about the release, as strings (GeoTIFF tags, file metadata, captions).
+
+    Examples
+    --------
+    >>> import numpy as np, dpatlas.spatial as sp
+    >>> g = sp.Grid.from_bounds((0, 0, 2, 1), cell_size=1, crs="EPSG:3035")
+    >>> hm = sp.heatmap((np.array([0.5]), np.array([0.5])), g, epsilon=1.0, crs=3035, rng=0)
+    >>> describe(hm)["noise_scale"], describe(hm)["ci95_halfwidth"]
+    ('1', '3')
+    """
     release, grid = heatmap.release, heatmap.grid
     low, high = release.confidence_interval(0.95)
     return {
@@ -80,6 +89,15 @@ def to_file(heatmap: Heatmap, path: str | Path, *, level: float = 0.95) -> Path:
     GeoJSON follows RFC 7946: coordinates in WGS 84 (re-projected), with the release's public
     facts in the top-level ``description``. A GeoPackage keeps the equal-area grid CRS and
     stores the facts as layer metadata.
+
+    Examples
+    --------
+    >>> import os, tempfile, numpy as np, geopandas as gpd, dpatlas.spatial as sp
+    >>> g = sp.Grid.from_bounds((0, 0, 2, 1), cell_size=1, crs="EPSG:3035")
+    >>> hm = sp.heatmap((np.array([0.5]), np.array([0.5])), g, epsilon=1.0, crs=3035, rng=0)
+    >>> path = hm.to_file(os.path.join(tempfile.mkdtemp(), "map.gpkg"))
+    >>> gpd.read_file(path).crs.to_epsg()
+    3035
     """
     path = Path(path)
     gdf = to_geodataframe(heatmap, level=level)
@@ -104,6 +122,15 @@ def to_geotiff(heatmap: Heatmap, path: str | Path) -> Path:
 
     Integer estimates are written as int32 with nodata ``-2**31``; non-integer ones as
     float64 with NaN. Tags hold ε, mechanism, noise scale, cell size, CRS and date.
+
+    Examples
+    --------
+    >>> import os, tempfile, numpy as np, rasterio, dpatlas.spatial as sp
+    >>> g = sp.Grid.from_bounds((0, 0, 2, 1), cell_size=1, crs="EPSG:3035")
+    >>> hm = sp.heatmap((np.array([0.5]), np.array([0.5])), g, epsilon=1.0, crs=3035, rng=0)
+    >>> with rasterio.open(hm.to_geotiff(os.path.join(tempfile.mkdtemp(), "m.tif"))) as src:
+    ...     src.tags()["epsilon"], src.tags()["mechanism"], src.read(1).shape
+    ('1', 'heatmap/uniform', (1, 2))
     """
     path = Path(path)
     grid = heatmap.grid

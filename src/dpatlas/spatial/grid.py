@@ -29,7 +29,17 @@ _CRS_FIX = (
 
 
 def check_projected_crs(crs: Any, name: str = "crs") -> CRS:
-    """Parse ``crs`` and refuse anything whose axes are not in metres (e.g. longitude/latitude)."""
+    """Parse ``crs`` and refuse anything whose axes are not in metres (e.g. longitude/latitude).
+
+    Examples
+    --------
+    >>> check_projected_crs("EPSG:3035").name
+    'ETRS89-extended / LAEA Europe'
+    >>> check_projected_crs("EPSG:4326")
+    Traceback (most recent call last):
+    ...
+    ValueError: crs must be a projected CRS so that cells have a size in metres, got EPSG:4326 ...
+    """
     if crs is None:
         raise TypeError(f"{name} is required (a projected CRS in metres), got None; {_CRS_FIX}")
     try:

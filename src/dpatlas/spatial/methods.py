@@ -64,7 +64,13 @@ METHODS: dict[str, Method] = {}
 
 
 def register_method(name: str) -> Callable[[Method], Method]:
-    """Decorator that makes a method available as ``heatmap(..., method=name)``."""
+    """Decorator that makes a method available as ``heatmap(..., method=name)``.
+
+    Examples
+    --------
+    >>> METHODS["uniform"] is uniform
+    True
+    """
 
     def add(fn: Method) -> Method:
         METHODS[name] = fn

@@ -40,6 +40,15 @@ def plot_heatmap(heatmap: Heatmap, ax: Any = None, *, cmap: str = "viridis", **k
     Unreleased cells are left blank; suppressed cells (if flagged) are blank too. The title
     carries ε and the mechanism, so a saved figure never loses them. ``kwargs`` go to
     ``ax.imshow``.
+
+    Examples
+    --------
+    >>> import numpy as np, dpatlas.spatial as sp
+    >>> g = sp.Grid.from_bounds((0, 0, 2, 1), cell_size=1, crs="EPSG:3035")
+    >>> hm = sp.heatmap((np.array([0.5]), np.array([0.5])), g, epsilon=1.0, crs=3035, rng=0)
+    >>> ax = hm.plot()
+    >>> "ε = 1 (whole map), heatmap/uniform" in ax.get_title()
+    True
     """
     import matplotlib.pyplot as plt
 
