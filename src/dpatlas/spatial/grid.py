@@ -6,89 +6,24 @@ chosen by the user; nothing here ever looks at the sites.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from affine import Affine
 from pyproj import CRS
-from pyproj.exceptions import CRSError
 
+from dpatlas.spatial._checks import (
+    DEFAULT_MAX_CELLS,
+    cells_along,
+    check_bounds,
+    check_cell_size,
+    check_max_cells,
+    check_projected_crs,
+)
 from dpatlas.spatial._mask import polygon_mask, study_area_geometry
 
 __all__ = ["DEFAULT_MAX_CELLS", "Grid", "check_projected_crs"]
-
-DEFAULT_MAX_CELLS = 10**8
-"""Largest grid accepted unless ``max_cells=`` says otherwise (one int64 array is 800 MB)."""
-
-_CRS_FIX = (
-    "pick an equal-area projected CRS such as EPSG:3035 (Europe), EPSG:5070 (CONUS) or "
-    "EPSG:6933 (global) and re-project the study area and the sites with `to_crs()`"
-)
-
-
-def check_projected_crs(crs: Any, name: str = "crs") -> CRS:
-    """Parse ``crs`` and refuse anything whose axes are not in metres (e.g. longitude/latitude).
-
-    Examples
-    --------
-    >>> check_projected_crs("EPSG:3035").name
-    'ETRS89-extended / LAEA Europe'
-    >>> check_projected_crs("EPSG:4326")
-    Traceback (most recent call last):
-    ...
-    ValueError: crs must be a projected CRS so that cells have a size in metres, got EPSG:4326 ...
-    """
-    if crs is None:
-        raise TypeError(f"{name} is required (a projected CRS in metres), got None; {_CRS_FIX}")
-    try:
-        parsed = CRS.from_user_input(crs)
-    except CRSError as exc:
-        raise ValueError(f"{name} could not be parsed, got {crs!r}: {exc}; {_CRS_FIX}") from None
-    if parsed.is_geographic or not parsed.is_projected:
-        raise ValueError(
-            f"{name} must be a projected CRS so that cells have a size in metres, got "
-            f"{parsed.to_string()} ({parsed.name}), which is geographic; {_CRS_FIX}"
-        )
-    units = {axis.unit_name for axis in parsed.axis_info}
-    if not units <= {"metre", "meter"}:
-        raise ValueError(
-            f"{name} must have axes in metres (cell_size is in metres), got units {sorted(units)} "
-            f"for {parsed.to_string()}; {_CRS_FIX}"
-        )
-    return parsed
-
-
-def _check_cell_size(cell_size: Any) -> float:
-    if isinstance(cell_size, bool) or not isinstance(cell_size, (int, float, np.number)):
-        raise TypeError(f"cell_size must be a number of metres > 0, got {cell_size!r}")
-    value = float(cell_size)
-    if not math.isfinite(value) or value <= 0:
-        raise ValueError(f"cell_size must be a finite number of metres > 0, got {cell_size!r}")
-    return value
-
-
-def _check_bounds(bounds: Any) -> tuple[float, float, float, float]:
-    try:
-        values = tuple(float(b) for b in bounds)
-    except (TypeError, ValueError):
-        raise TypeError(
-            f"bounds must be (minx, miny, maxx, maxy) numbers, got {bounds!r}"
-        ) from None
-    if len(values) != 4 or not all(math.isfinite(v) for v in values):
-        raise ValueError(
-            f"bounds must be 4 finite numbers (minx, miny, maxx, maxy), got {bounds!r}"
-        )
-    minx, miny, maxx, maxy = values
-    if not (minx < maxx and miny < maxy):
-        raise ValueError(f"bounds must satisfy minx < maxx and miny < maxy, got {bounds!r}")
-    return minx, miny, maxx, maxy
-
-
-def _cells_along(length: float, cell_size: float) -> int:
-    """Number of cells covering ``length``; a float ratio within 1e-9 of an integer is exact."""
-    return max(1, math.ceil(length / cell_size * (1 - 1e-12) - 1e-9))
 
 
 @dataclass(frozen=True, eq=False)
@@ -115,7 +50,7 @@ class Grid:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "crs", check_projected_crs(self.crs))
-        object.__setattr__(self, "cell_size", _check_cell_size(self.cell_size))
+        object.__setattr__(self, "cell_size", check_cell_size(self.cell_size))
         for name in ("nx", "ny"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
@@ -150,10 +85,10 @@ class Grid:
         ((5, 10), (0.0, 0.0, 10000.0, 5000.0))
         """
         parsed = check_projected_crs(crs)
-        size = _check_cell_size(cell_size)
-        minx, miny, maxx, maxy = _check_bounds(bounds)
-        nx, ny = _cells_along(maxx - minx, size), _cells_along(maxy - miny, size)
-        _check_max_cells(nx, ny, max_cells)
+        size = check_cell_size(cell_size)
+        minx, miny, maxx, maxy = check_bounds(bounds)
+        nx, ny = cells_along(maxx - minx, size), cells_along(maxy - miny, size)
+        check_max_cells(nx, ny, max_cells)
         return cls(minx, miny, size, nx, ny, parsed)
 
     @classmethod
@@ -178,11 +113,11 @@ class Grid:
                [1, 1, 1]])
         """
         parsed = check_projected_crs(crs)
-        size = _check_cell_size(cell_size)
+        size = check_cell_size(cell_size)
         geometry = study_area_geometry(polygon, parsed)
         minx, miny, maxx, maxy = geometry.bounds
-        nx, ny = _cells_along(maxx - minx, size), _cells_along(maxy - miny, size)
-        _check_max_cells(nx, ny, max_cells)
+        nx, ny = cells_along(maxx - minx, size), cells_along(maxy - miny, size)
+        check_max_cells(nx, ny, max_cells)
         grid = cls(minx, miny, size, nx, ny, parsed, study_area=geometry)
         mask = polygon_mask(geometry, grid.x_edges, grid.y_edges)
         return cls(minx, miny, size, nx, ny, parsed, mask=mask, study_area=geometry)
@@ -237,16 +172,3 @@ class Grid:
         rows, cols = np.nonzero(self.released)
         xe, ye = self.x_edges, self.y_edges
         return xe[cols], ye[self.ny - 1 - rows], xe[cols + 1], ye[self.ny - rows]
-
-
-def _check_max_cells(nx: int, ny: int, max_cells: int) -> None:
-    if isinstance(max_cells, bool) or not isinstance(max_cells, (int, np.integer)):
-        raise TypeError(f"max_cells must be an int >= 1, got {max_cells!r}")
-    if max_cells < 1:
-        raise ValueError(f"max_cells must be an int >= 1, got {max_cells!r}")
-    if nx * ny > max_cells:
-        raise ValueError(
-            f"the grid would have {nx:,} x {ny:,} = {nx * ny:,} cells, more than "
-            f"max_cells={max_cells:,} (one int64 array of it takes {nx * ny * 8 / 1e9:.1f} GB); "
-            "use a larger cell_size, a smaller study area, or raise max_cells"
-        )
