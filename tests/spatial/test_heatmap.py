@@ -123,6 +123,8 @@ def test_raw_counts_are_read_only_and_shapes_follow_the_mask():
     with pytest.raises(ValueError, match="read-only"):
         hm.release.value[0] = 0
     assert hm.counts.shape == GRID.shape
+    with pytest.raises(ValueError, match=r"estimate must have shape \(100000,\), got \(3,\)"):
+        hm.replace(estimate=np.zeros(3))
     assert hm.release.value.shape == (GRID.n_cells,)
 
 

@@ -17,6 +17,8 @@ __all__ = ["Heatmap"]
 
 
 def _frozen(values: Any) -> np.ndarray:
+    if isinstance(values, np.ndarray) and not values.flags.writeable:
+        return values
     array = np.array(values)
     array.flags.writeable = False
     return array
@@ -65,6 +67,9 @@ class Heatmap:
         estimate = self.release.value if self.estimate is None else self.estimate
         object.__setattr__(self, "estimate", _frozen(estimate))
         object.__setattr__(self, "flags", {k: _frozen(v) for k, v in self.flags.items()})
+        for name, values in {"estimate": self.estimate, **self.flags}.items():
+            if values.shape != raw.shape:
+                raise ValueError(f"{name} must have shape {raw.shape}, got {values.shape}")
 
     def as_grid(self, values: np.ndarray) -> np.ma.MaskedArray:
         """2-D view of a per-released-cell array, masked where cells are not released."""
