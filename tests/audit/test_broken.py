@@ -11,8 +11,10 @@ from __future__ import annotations
 from itertools import combinations
 
 import numpy as np
+import pytest
 
 from dpatlas.audit import audit
+from dpatlas.core import ladder as core_ladder
 
 SAMPLES = 200_000
 
@@ -70,5 +72,30 @@ def test_heatmap_with_extent_from_the_data_is_caught() -> None:
     result = audit(
         broken, cluster, np.vstack([cluster, [10.0, 10.0]]), epsilon=1.0, samples=SAMPLES, rng=13
     )
+    assert not result.passed
+    assert result.epsilon_lb >= 5 * 1.0
+
+
+def test_ladder_sampler_that_forgets_the_rung_start_is_caught(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The ladder mechanism places rung t's outputs at u_{t-1} + 1 + U, U uniform on
+    # [0, I_{t-1}). Forgetting u_{t-1} (the public-implementation bug) piles every rung onto
+    # [1, I_{t-1}], so no output is ever further than GS from T. K2,4 (T = 0) and K2,4 plus
+    # the hub-hub edge (T = 4) have constant ladders I_t = GS = n - 2 = 4: the outputs 5..8
+    # occur only on the second graph.
+    def no_start(lad: np.ndarray, gs: int, r: np.ndarray) -> np.ndarray:
+        return np.zeros(np.shape(r), dtype=np.int64)
+
+    def ladder(triangles: int, *, size: int, rng: np.random.Generator) -> np.ndarray:
+        return core_ladder.ladder_mechanism(
+            triangles, [4], epsilon=1.0, global_sensitivity=4, size=size, rng=rng
+        ).value
+
+    assert audit(ladder, 0, 4, epsilon=1.0, samples=SAMPLES, rng=14).passed
+    monkeypatch.setattr(core_ladder, "_starts", no_start)
+    broken = ladder
+    assert np.abs(broken(0, size=10_000, rng=np.random.default_rng(0))).max() == 4
+    result = audit(broken, 0, 4, epsilon=1.0, samples=SAMPLES, rng=14)
     assert not result.passed
     assert result.epsilon_lb >= 5 * 1.0
