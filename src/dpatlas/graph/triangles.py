@@ -1,0 +1,300 @@
+"""Private triangle counts under edge-DP: the ladder mechanism (default), smooth sensitivity, global.
+
+Neighbours (:class:`~dpatlas.graph.adjacency.EdgeAdjacency`): graphs on the *same public node
+set* that differ in one edge. The node count ``n`` is part of the query, not of the data: give
+it as ``n=`` (or use a networkx graph / sparse matrix, whose node set is given). When it is
+taken from the edges (an edge list read without ``n``), :func:`triangle_count` warns with
+:class:`~dpatlas.errors.PrivacyLeakWarning` and records ``n_from_data=True``.
+
+The exact count ``T``, the sensitivity ladder ``LS(t)`` (or its relaxation ``U(t)``) and the
+smooth sensitivity come from :mod:`dpatlas.graph.counting` and :mod:`dpatlas.graph.sensitivity`;
+the noise comes from :mod:`dpatlas.core.ladder`, :mod:`dpatlas.core.smooth` and
+:mod:`dpatlas.core.discrete_laplace`. Noise scaled to the observed local sensitivity is never
+offered: it is not private (:func:`sensitivity_report` shows it, labelled NOT private).
+
+Intervals. The ladder and smooth noise scales depend on the graph, so their releases carry no
+scale and ``confidence_interval()`` raises, unless ``interval_epsilon`` buys a private bound:
+``â = a_max + Z``, ``Z`` discrete Laplace of scale ``1/interval_epsilon``. ``a_max`` (the most
+common neighbours of any pair) has edge sensitivity 1: flipping ``{u, v}`` changes
+``a_ij = Σ_k x_ik x_jk`` only through the one term with ``{i, k}`` or ``{j, k}`` equal to
+``{u, v}``, so each ``a_ij``, hence the maximum, moves by at most 1. With ``h`` the
+``γ/4`` one-sided quantile of ``Z`` and ``γ = 1 - level``, ``A = â + h >= a_max`` and
+``a = â - h <= a_max`` each fail with probability ``<= γ/4``. When they hold,
+``min(n-2, a + ⌊t/2⌋) <= LS(t) <= U(t) <= min(n-2, A + t)`` (each pair's term
+``a_ij + ⌊(t + min(t, b_ij))/2⌋`` lies between ``a_ij + ⌊t/2⌋`` and ``a_ij + t``), and
+:func:`~dpatlas.core.ladder.ladder_halfwidth` bounds the noise tail by ``γ/2`` for every ladder
+between those two (a valid tail bound; the tail is not monotone in the ladder in general). For
+smooth noise, ``S <= max_t e^{-βt} min(n-2, A + t)`` and the tail grows with the scale
+(:func:`~dpatlas.core.smooth.smooth_halfwidth`, ``3γ/4``). The interval is post-processing of
+``â`` and the release; it covers ``T`` with probability ``>= level``. The global method's
+interval is the core's (public scale) and needs no extra budget.
+
+Graphs with ``n < 3`` have no triangles and ``LS(t) = 0`` for all ``t``: the answer 0 is the
+same for every graph on that node set, so it is released exactly (the budget is still debited
+as asked, so accounting never depends on ``n``) with interval ``(0, 0)``.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from dpatlas.core.budget import Budget
+from dpatlas.core.discrete_laplace import discrete_laplace, rational_scale, sample_discrete_laplace
+from dpatlas.core.ladder import ladder_halfwidth, ladder_mechanism
+from dpatlas.core.release import Release
+from dpatlas.core.rng import RngLike, get_source
+from dpatlas.core.smooth import smooth_beta, smooth_bound, smooth_halfwidth, smooth_mechanism
+from dpatlas.core.validation import check_delta, check_epsilon, check_positive_int
+from dpatlas.errors import PrivacyLeakWarning
+from dpatlas.graph.adjacency import EdgeAdjacency
+from dpatlas.graph.counting import common_neighbour_stats, triangle_count_exact
+from dpatlas.graph.edgegraph import as_edge_graph
+from dpatlas.graph.sensitivity import sensitivity_ladder, smooth_sensitivity
+
+__all__ = [
+    "METHODS",
+    "SensitivityReport",
+    "TriangleRelease",
+    "sensitivity_report",
+    "triangle_count",
+]
+
+METHODS = ("ladder", "smooth", "global")
+
+
+class TriangleRelease(Release):
+    """A :class:`~dpatlas.core.release.Release` whose interval uses the bought bound on ``a_max``."""
+
+    def confidence_interval(self, level: float = 0.95) -> tuple[Any, Any]:
+        """Interval containing the exact count with probability ``>= level`` (module docstring)."""
+        meta = self.metadata
+        if meta.get("constant"):
+            return self.value, self.value
+        if "noisy_a_max" not in meta:
+            return super().confidence_interval(level)
+        if not (isinstance(level, (int, float)) and 0.0 < level < 1.0):
+            raise ValueError(f"level must be in (0, 1), got {level!r}; e.g. 0.95")
+        h = _halfwidth(meta, 1.0 - float(level))
+        return self.value - h, self.value + h
+
+
+def _halfwidth(meta: Any, gamma: float) -> int:
+    gs, eps, b = meta["global_sensitivity"], meta["count_epsilon"], meta["a_max_noise_scale"]
+    p = math.exp(-1.0 / b)
+    h = max(0, math.ceil(math.log(gamma / 4 * (1 + p)) / math.log(p)) - 1)
+    while p ** (h + 1) / (1 + p) > gamma / 4:
+        h += 1
+    high = min(gs, max(meta["noisy_a_max"] + h, 0))
+    upper = np.minimum(high + np.arange(gs - high + 1), gs)
+    if meta["method"] == "smooth":
+        bound = smooth_bound(upper, meta["beta"], global_sensitivity=gs)
+        return smooth_halfwidth(bound, eps, meta["delta"], 1.0 - 3 * gamma / 4)
+    low = min(gs, max(meta["noisy_a_max"] - h, 0))
+    lower = np.minimum(low + np.arange(2 * (gs - low) + 1) // 2, gs)
+    return ladder_halfwidth(upper, lower, eps, 1.0 - gamma / 2, global_sensitivity=gs)
+
+
+def _checked(method: Any, delta: float, relaxed: Any, interval_epsilon: Any) -> float:
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}, got {method!r}")
+    if delta > 0 and method != "smooth":
+        raise ValueError(
+            f"delta={delta!r} applies only to method='smooth'; the {method} method is pure ε-DP: "
+            "pass delta=0"
+        )
+    if not isinstance(relaxed, bool):
+        raise TypeError(f"relaxed must be True or False, got {relaxed!r}")
+    if interval_epsilon is None:
+        return 0.0
+    if method == "global":
+        raise ValueError(
+            "interval_epsilon is not needed for method='global': its noise scale is public, so "
+            "confidence_interval() is free; drop interval_epsilon"
+        )
+    return check_epsilon(interval_epsilon, "interval_epsilon")
+
+
+def triangle_count(
+    graph: Any,
+    *,
+    epsilon: float,
+    delta: float = 0.0,
+    method: str = "ladder",
+    budget: Budget | None = None,
+    rng: RngLike = None,
+    n: int | None = None,
+    relaxed: bool = False,
+    interval_epsilon: float | None = None,
+) -> TriangleRelease:
+    """Release the number of triangles of ``graph`` under edge-DP.
+
+    Parameters
+    ----------
+    graph : networkx.Graph, EdgeGraph, (m, 2) integer array or scipy sparse matrix
+        Simple undirected graph; see :func:`~dpatlas.graph.edgegraph.as_edge_graph`.
+    epsilon : float
+        Privacy cost of the count, > 0.
+    delta : float, default 0.0
+        Only for ``method="smooth"``: 0 gives pure ε-DP (discrete Cauchy noise, β = ε/6),
+        ``delta > 0`` (ε, δ)-DP (discrete Laplace noise, scale ``2S/ε``).
+    method : {"ladder", "smooth", "global"}
+        ``"ladder"`` (Zhang et al., SIGMOD 2015; pure ε; the most accurate), ``"smooth"``
+        (Nissim–Raskhodnikova–Smith 2007), ``"global"`` (discrete Laplace at ``n - 2``).
+    budget : Budget, optional
+        Checked before counting, debited once (``epsilon + interval_epsilon``, ``delta``)
+        before any noise is drawn; an overspend raises and spends nothing.
+    rng : None, int or numpy.random.Generator
+        ``None`` (default) for secure noise; a seed makes the noise reproducible, which is for
+        tests and teaching only and is recorded as ``seeded=True``.
+    n : int, optional
+        Public number of nodes (edge-DP assumes the node set is public). Without it, for an
+        edge array, ``n`` is taken from the edges: a PrivacyLeakWarning says so.
+    relaxed : bool, default False
+        Use the cheaper ladder ``U(t) = min(n-2, a_max + t, ⌊(t + c_max)/2⌋) >= LS(t)``.
+    interval_epsilon : float, optional
+        Extra ε for a private bound on ``a_max`` that makes ``confidence_interval()`` work for
+        the ladder and smooth methods (module docstring); without it they raise.
+
+    Returns
+    -------
+    TriangleRelease
+        ``value`` (int), ``epsilon``, ``delta``, ``mechanism`` (``"triangle_count/<method>"``);
+        ``scale`` and ``sensitivity`` are None for ladder and smooth (data-dependent);
+        ``metadata`` holds public facts only (method, n, β, δ, relaxed, interval bound).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> G = nx.karate_club_graph()  # 45 triangles
+    >>> rel = triangle_count(G, epsilon=1.0, rng=3)
+    >>> rel.mechanism, rel.epsilon, rel.scale, rel.metadata["n"]
+    ('triangle_count/ladder', 1.0, None, 34)
+    >>> rel = triangle_count(G, epsilon=1.0, interval_epsilon=0.25, rng=3)
+    >>> low, high = rel.confidence_interval(0.9)
+    >>> rel.epsilon, low <= rel.value <= high
+    (1.25, True)
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     rel = triangle_count([(0, 1), (1, 2), (2, 0)], epsilon=1.0, rng=0)  # no n=
+    >>> caught[0].category.__name__, rel.metadata["n_from_data"]
+    ('PrivacyLeakWarning', True)
+    """
+    eps, d = check_epsilon(epsilon), check_delta(delta)
+    extra = _checked(method, d, relaxed, interval_epsilon)
+    src = get_source(rng)
+    g = as_edge_graph(graph, n=n)
+    if not g.nodes_public:
+        warnings.warn(
+            f"the node count n={g.n} was taken from the edges (nodes with an edge), so it depends "
+            "on the data and the release is not exactly edge-DP; pass the public node count n=",
+            PrivacyLeakWarning,
+            stacklevel=2,
+        )
+    name, total = f"triangle_count/{method}", eps + extra
+    rho = None if d > 0 else (eps**2 + extra**2) / 2
+    if budget is not None:
+        budget.check(total, d, rho=rho)
+    gs = EdgeAdjacency().triangle_global_sensitivity(g.n)
+    stats = None if method == "global" else common_neighbour_stats(g)
+    exact = triangle_count_exact(g) if stats is None else stats.triangles
+    meta: dict[str, Any] = {"method": method, "n": g.n, "n_from_data": not g.nodes_public}
+    if budget is not None:
+        budget.spend(total, d, mechanism=name, rho=rho)
+    if gs == 0:
+        rel = Release(0, eps, d, name, 0.0, None, None, src.seeded)
+        meta["constant"] = True
+    elif stats is None:
+        rel = discrete_laplace(exact, sensitivity=gs, epsilon=eps, rng=src, mechanism=name)
+    elif method == "ladder":
+        meta["relaxed"] = relaxed
+        ladder = sensitivity_ladder(stats, relaxed=relaxed)
+        rel = ladder_mechanism(exact, ladder, epsilon=eps, global_sensitivity=gs, rng=src)
+    else:
+        beta = smooth_beta(eps, d)
+        meta.update(relaxed=relaxed, beta=beta, delta=d)
+        bound = smooth_sensitivity(stats, beta, relaxed=relaxed)
+        rel = smooth_mechanism(exact, bound, epsilon=eps, delta=d, rng=src)
+    if extra and gs > 0 and stats is not None:
+        t, s = rational_scale(1 / extra)
+        noisy = stats.a_max + int(sample_discrete_laplace(src, 1, (t, s))[0])
+        meta.update(
+            noisy_a_max=noisy,
+            a_max_noise_scale=t / s,
+            interval_epsilon=extra,
+            count_epsilon=eps,
+            global_sensitivity=gs,
+        )
+    return TriangleRelease(
+        value=rel.value,
+        epsilon=total,
+        delta=d,
+        mechanism=name,
+        sensitivity=rel.sensitivity,
+        scale=rel.scale,
+        noise=rel.noise,
+        seeded=src.seeded,
+        rho=rho,
+        metadata=meta,
+    )
+
+
+@dataclass(frozen=True)
+class SensitivityReport:
+    """Exact sensitivity diagnostics of one graph: NOT PRIVATE, never release them.
+
+    Every field is computed from the data in hand. Noise scaled to any of them is not
+    differentially private (two disjoint edges have local sensitivity 0, their neighbour the
+    path has 1); use :func:`triangle_count` to release.
+
+    Attributes
+    ----------
+    local_sensitivity_not_private : int
+        ``LS(0)``: the most common neighbours of any vertex pair (``a_max``, capped at n-2).
+    ladder_head_not_private : tuple of int
+        ``LS(0), LS(1), ...`` (the first ``head`` rungs of the ladder).
+    a_max_not_private, c_max_not_private : int
+        ``max a_ij`` and ``max c_ij = d_i + d_j - 2 x_ij`` over all pairs.
+    smooth_sensitivity_eps1_not_private : float
+        ``max_t e^{-t/6} LS(t)``: the smooth sensitivity for pure ε = 1 (β = 1/6).
+    """
+
+    local_sensitivity_not_private: int
+    ladder_head_not_private: tuple[int, ...]
+    a_max_not_private: int
+    c_max_not_private: int
+    smooth_sensitivity_eps1_not_private: float
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{k}={v!r}" for k, v in self.__dict__.items())
+        return f"SensitivityReport(NOT PRIVATE, exact values of the data: {fields})"
+
+
+def sensitivity_report(graph: Any, *, n: int | None = None, head: int = 8) -> SensitivityReport:
+    """Exact sensitivity diagnostics of ``graph`` (NOT private: never publish them).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> sensitivity_report(nx.path_graph(6), head=4)
+    SensitivityReport(NOT PRIVATE, exact values of the data: local_sensitivity_not_private=1,
+    ladder_head_not_private=(1, 2, 3, 3), a_max_not_private=1, c_max_not_private=4,
+    smooth_sensitivity_eps1_not_private=2.1495...)
+    """
+    stats = common_neighbour_stats(as_edge_graph(graph, n=n))
+    ladder = sensitivity_ladder(stats)
+    count = check_positive_int(head, "head")
+    gs = max(stats.n - 2, 0)
+    rungs = np.append(ladder, np.full(max(count - ladder.size, 0), gs))[:count]
+    return SensitivityReport(
+        local_sensitivity_not_private=int(ladder[0]),
+        ladder_head_not_private=tuple(int(v) for v in rungs),
+        a_max_not_private=stats.a_max,
+        c_max_not_private=stats.c_max,
+        smooth_sensitivity_eps1_not_private=smooth_sensitivity(stats, 1 / 6) if gs else 0.0,
+    )
