@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import networkx as nx
 import numpy as np
 import pytest
 
-from dpatlas.graph import _pairs
+from dpatlas.graph import _pairs, _triangles
 from dpatlas.graph._synthetic import chung_lu_edges
 from dpatlas.graph.counting import (
     CommonNeighbourStats,
@@ -73,7 +74,26 @@ def search_knobs(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
         monkeypatch.setattr(_pairs, "SEED_VERTICES", 2)
         monkeypatch.setattr(_pairs, "BLOCK_FLOPS", 40)
         monkeypatch.setattr(_pairs, "MAX_BLOCK_ROWS", 3)
+        monkeypatch.setattr(_triangles, "HUB_WORDS", 1)
+        monkeypatch.setattr(_triangles, "EDGE_CHUNK", 7)
     return str(request.param)
+
+
+def test_triangles_split_between_hub_bitsets_and_sparse_product(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_triangles, "HUB_WORDS", 1)  # 64 hubs: K80 straddles the cut
+    gx = nx.disjoint_union_all([nx.complete_graph(80)] + [nx.complete_graph(4)] * 30)
+    g = as_edge_graph(gx)
+    deg = g.degrees
+    rank = np.empty(g.n, dtype=np.int64)
+    rank[np.argsort(-deg, kind="stable")] = np.arange(g.n)
+    rows, cols = np.repeat(rank, deg), rank[g.indices]
+    keep = cols < rows
+    hubs = _triangles._hub_triangles(rows[keep], cols[keep], g.n, 1)
+    rest = _triangles._sparse_triangles(g.indptr, g.indices, keep & (cols >= 64), g.n)
+    assert (hubs, rest) == (math.comb(80, 3) - math.comb(16, 3), math.comb(16, 3) + 30 * 4)
+    assert triangle_count_exact(g) == math.comb(80, 3) + 120
 
 
 @pytest.mark.parametrize("k", range(len(FAMILIES)))
