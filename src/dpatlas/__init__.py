@@ -4,6 +4,7 @@ The main names of the privacy core are re-exported here; the domain adapters liv
 :mod:`dpatlas.graph` and :mod:`dpatlas.spatial`.
 """
 
+from dpatlas import spatial
 from dpatlas.core import Budget, Release, discrete_laplace, get_source
 from dpatlas.errors import BudgetExceededError, LedgerError, PrivacyLeakWarning
 
@@ -18,4 +19,5 @@ __all__ = [
     "__version__",
     "discrete_laplace",
     "get_source",
+    "spatial",
 ]
