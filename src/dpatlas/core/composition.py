@@ -1,0 +1,108 @@
+"""Privacy maps for composing and converting guarantees.
+
+All functions take non-negative finite privacy parameters (0 is allowed: a release that
+reveals nothing) and refuse negative, infinite and NaN ones. For running totals use
+:class:`~dpatlas.core.budget.Budget`; these functions answer "what does this add up to?".
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+from dpatlas.core.validation import check_positive_int
+
+__all__ = ["advanced_composition", "group_privacy", "pure_to_zcdp", "zcdp_to_approx_dp"]
+
+
+def _nonneg(x: Any, name: str) -> float:
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {x!r} of type {type(x).__name__}")
+    v = float(x)
+    if not (math.isfinite(v) and v >= 0):
+        raise ValueError(f"{name} must be a finite number >= 0, got {v!r}")
+    return v
+
+
+def _unit(x: Any, name: str) -> float:
+    v = _nonneg(x, name)
+    if not 0 < v < 1:
+        raise ValueError(f"{name} must be in (0, 1), got {v!r}")
+    return v
+
+
+def advanced_composition(
+    epsilon: float, delta: float, k: int, *, delta_slack: float
+) -> tuple[float, float]:
+    """Total (ε, δ) of ``k`` adaptive (ε, δ)-DP releases (Dwork, Rothblum & Vadhan 2010).
+
+    ``ε' = sqrt(2k ln(1/δ')) ε + k ε (e^ε − 1)`` with ``δ' = delta_slack`` gives
+    ``(ε', kδ + δ')``; when basic composition ``(kε, kδ)`` has the smaller ε it is returned.
+
+    Examples
+    --------
+    >>> eps, delta = advanced_composition(0.01, 0.0, 1000, delta_slack=1e-6)
+    >>> round(eps, 4), delta  # basic composition would give 10.0
+    (1.7628, 1e-06)
+    >>> advanced_composition(1.0, 0.0, 1, delta_slack=1e-6)  # k = 1: basic is better
+    (1.0, 0.0)
+    """
+    eps, d = _nonneg(epsilon, "epsilon"), _nonneg(delta, "delta")
+    n = check_positive_int(k, "k")
+    slack = _unit(delta_slack, "delta_slack")
+    if d >= 1:
+        raise ValueError(f"delta must be < 1, got {d!r}")
+    basic = (n * eps, min(n * d, 1.0))
+    advanced = math.sqrt(2 * n * math.log(1 / slack)) * eps + n * eps * math.expm1(eps)
+    if basic[0] <= advanced:
+        return basic
+    return advanced, min(n * d + slack, 1.0)
+
+
+def zcdp_to_approx_dp(rho: float, delta: float) -> float:
+    """ε such that ρ-zCDP implies (ε, δ)-DP: ``ρ + 2 sqrt(ρ ln(1/δ))`` (Bun & Steinke 2016, Prop. 1.3).
+
+    Examples
+    --------
+    >>> round(zcdp_to_approx_dp(0.5, 1e-6), 4)
+    5.7565
+    >>> zcdp_to_approx_dp(0.0, 1e-6)
+    0.0
+    """
+    r, d = _nonneg(rho, "rho"), _unit(delta, "delta")
+    return r + 2 * math.sqrt(r * math.log(1 / d))
+
+
+def pure_to_zcdp(epsilon: float) -> float:
+    """ρ = ε²/2: an ε-DP release is ρ-zCDP (Bun & Steinke 2016, Prop. 1.4).
+
+    Examples
+    --------
+    >>> pure_to_zcdp(1.0)
+    0.5
+    """
+    return _nonneg(epsilon, "epsilon") ** 2 / 2
+
+
+def group_privacy(epsilon: float, delta: float, k: int) -> tuple[float, float]:
+    """(ε, δ)-DP for one individual gives ``(kε, k e^((k−1)ε) δ)`` for groups of ``k``.
+
+    δ is capped at 1 (Dwork & Roth 2014, Thm. 2.2 for δ = 0; the δ term by induction on k).
+
+    Examples
+    --------
+    >>> eps, delta = group_privacy(0.5, 1e-6, 3)
+    >>> eps, round(delta, 12)  # 3 e^1 1e-6
+    (1.5, 8.154845e-06)
+    >>> group_privacy(1.0, 0.0, 1)
+    (1.0, 0.0)
+    """
+    eps, d = _nonneg(epsilon, "epsilon"), _nonneg(delta, "delta")
+    n = check_positive_int(k, "k")
+    if d >= 1:
+        raise ValueError(f"delta must be < 1, got {d!r}")
+    if d == 0 or n == 1:
+        return n * eps, d
+    log_delta = math.log(n) + (n - 1) * eps + math.log(d)
+    return n * eps, 1.0 if log_delta >= 0 else math.exp(log_delta)

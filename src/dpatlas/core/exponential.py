@@ -1,0 +1,221 @@
+"""Private selection: the exponential mechanism and report-noisy-max, sampled exactly.
+
+Exponential mechanism (McSherry & Talwar 2007): pick candidate ``i`` with probability
+``∝ exp(ε u_i / (2Δ))`` where ``Δ`` bounds how much any score can change between neighbours;
+ε-DP (Dwork & Roth 2014, Thm. 3.10). When every score moves in the same direction between
+neighbours (``monotonic=True``, e.g. counts under adding one record) ``exp(ε u_i / Δ)`` is
+ε-DP (same reference, the remark after Thm. 3.10).
+
+Report-noisy-max adds noise to every score and reports the index of the largest:
+
+``noise="gumbel"``
+    Gumbel noise of scale ``2Δ/ε`` makes the argmax exactly the exponential mechanism (the
+    Gumbel-max trick; Durfee & Rogers 2019), so it is sampled as such.
+``noise="exponential"``
+    Exponential noise of scale ``2Δ/ε`` makes it exactly permute-and-flip (Ding, Kifer et al.
+    2021; McKenna & Sheldon 2020): ε-DP and never worse than the exponential mechanism in
+    expected score. (Exponential noise is *not* the exponential mechanism.)
+
+Exact sampling. With ``γ_i = c ε (u_max − u_i) / Δ`` (``c = 1/2``, or 1 when monotonic):
+the exponential mechanism proposes ``i`` uniformly and accepts with probability ``exp(−γ_i)``
+(accepted proposals have exactly the target law; each round accepts with probability >= 1/n).
+Permute-and-flip flips a coin ``exp(−γ_i)`` for every candidate and returns the first success
+in a uniform random order, i.e. a uniform random one of the successes (the top scorer always
+succeeds). The coins are exact (:mod:`dpatlas.core._bernoulli`): ``γ_i`` is the exact rational
+of the float inputs, its float estimate is within ``2**-50`` relative (a subtraction, a
+product and a division, each correctly rounded; underflow only costs an absolute ``2**-1000``,
+which cannot move a decision at the ``2**-64`` level).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from dpatlas.core._bernoulli import bernoulli_exp_neg
+from dpatlas.core.budget import Budget
+from dpatlas.core.release import Release
+from dpatlas.core.rng import RandomSource, RngLike, get_source
+from dpatlas.core.validation import as_float_array, check_epsilon, check_sensitivity
+
+__all__ = ["exponential", "report_noisy_max"]
+
+
+def _gammas(
+    u: np.ndarray, eps: float, delta_u: float, monotonic: bool
+) -> tuple[np.ndarray, Callable[[int], Fraction]]:
+    factor = eps / (delta_u if monotonic else 2 * delta_u)
+    if not 2.0**-500 <= factor <= 2.0**500:
+        raise ValueError(
+            f"epsilon / sensitivity must be within [2**-500, 2**500], got {factor:.3g}"
+        )
+    top = u.max()
+    with np.errstate(over="ignore"):  # gamma > 1.7e308 becomes inf: P < exp(-1e308), taken as 0
+        est = (top - u) * factor
+    exact_factor = Fraction(eps) / (Fraction(delta_u) * (1 if monotonic else 2))
+    exact_top = Fraction(float(top))
+    return est, lambda i: (exact_top - Fraction(float(u[i]))) * exact_factor
+
+
+def _sample_em(src: RandomSource, est: np.ndarray, exact: Any, size: int = 1) -> np.ndarray:
+    """``size`` independent exponential-mechanism draws by exact rejection."""
+    n, out = est.size, np.empty(0, dtype=np.int64)
+    while out.size < size:
+        prop = src.below(n, size=max(n, 64, 2 * (size - out.size))).astype(np.int64)
+        ok = bernoulli_exp_neg(src, est[prop], lambda i, p=prop: exact(int(p[i])))
+        out = np.concatenate([out, prop[ok]])
+    return out[:size]
+
+
+def _sample_pf(src: RandomSource, est: np.ndarray, exact: Any, size: int = 1) -> np.ndarray:
+    """``size`` independent permute-and-flip draws: a uniform one of the successful coins."""
+    n = est.size
+    coins = bernoulli_exp_neg(src, np.tile(est, size), lambda i: exact(i % n)).reshape(size, n)
+    wins = coins.sum(axis=1)
+    pick = src.below(wins.astype(np.uint64)).astype(np.int64)
+    rank = np.cumsum(coins, axis=1) - 1
+    return np.argmax(coins & (rank == pick[:, None]), axis=1)
+
+
+def _select(
+    scores: Any,
+    candidates: Sequence[Any] | None,
+    *,
+    sensitivity: float,
+    epsilon: float,
+    monotonic: bool,
+    sampler: Any,
+    rng: RngLike,
+    budget: Budget | None,
+    mechanism: str,
+    note: str,
+) -> Release:
+    u = as_float_array(scores, "scores")
+    if u.ndim != 1:
+        raise ValueError(f"scores must be one-dimensional, got shape {u.shape}")
+    if candidates is not None and len(candidates) != u.size:
+        raise ValueError(
+            f"candidates and scores must have the same length, got {len(candidates)} and {u.size}"
+        )
+    delta_u, eps = check_sensitivity(sensitivity), check_epsilon(epsilon)
+    est, exact = _gammas(u, eps, delta_u, monotonic) if u.size else (u, None)
+    src = get_source(rng)
+    if budget is not None:
+        budget.spend(eps, 0.0, mechanism=mechanism, note=note)
+    index = int(sampler(src, est, exact)[0]) if u.size else None
+    value = index if candidates is None or index is None else candidates[index]
+    return Release(
+        value=value,
+        epsilon=eps,
+        delta=0.0,
+        mechanism=mechanism,
+        sensitivity=delta_u,
+        scale=None,
+        noise=None,
+        seeded=src.seeded,
+        rho=eps**2 / 2,
+        metadata={"index": index, "monotonic": monotonic, "candidates": int(u.size)},
+    )
+
+
+def exponential(
+    candidates: Sequence[Any] | None,
+    scores: Any,
+    *,
+    sensitivity: float,
+    epsilon: float,
+    monotonic: bool = False,
+    rng: RngLike = None,
+    budget: Budget | None = None,
+    mechanism: str = "exponential",
+    note: str = "",
+) -> Release:
+    """Select a candidate with probability ``∝ exp(ε·score / (2·sensitivity))`` (exactly).
+
+    Parameters
+    ----------
+    candidates : sequence or None
+        What to return (``None``: the index). Public: the candidate set must not depend on
+        the data.
+    scores : array_like of float
+        One score per candidate (higher is better); NaN and infinities are refused.
+    sensitivity : float
+        The most any one score can change between neighbouring datasets.
+    epsilon : float
+        Privacy cost, > 0.
+    monotonic : bool
+        True if all scores move in the same direction between neighbours (then ``ε·u/Δ``).
+    rng, budget, mechanism, note
+        As for :func:`~dpatlas.core.laplace.laplace`; the budget is debited before sampling.
+
+    Returns
+    -------
+    Release
+        ``value`` is the chosen candidate (``metadata["index"]`` its position).
+
+    Examples
+    --------
+    >>> rel = exponential(["a", "b", "c"], [0.0, 0.0, 50.0], sensitivity=1.0, epsilon=1.0, rng=0)
+    >>> rel.value, rel.metadata["index"]
+    ('c', 2)
+    """
+    return _select(
+        scores,
+        candidates,
+        sensitivity=sensitivity,
+        epsilon=epsilon,
+        monotonic=monotonic,
+        sampler=_sample_em,
+        rng=rng,
+        budget=budget,
+        mechanism=mechanism,
+        note=note,
+    )
+
+
+def report_noisy_max(
+    scores: Any,
+    *,
+    sensitivity: float,
+    epsilon: float,
+    noise: str = "gumbel",
+    monotonic: bool = False,
+    candidates: Sequence[Any] | None = None,
+    rng: RngLike = None,
+    budget: Budget | None = None,
+    mechanism: str = "report_noisy_max",
+    note: str = "",
+) -> Release:
+    """Index (or candidate) of the largest score after noise: a private vote (PATE-style).
+
+    ``noise="gumbel"`` is exactly :func:`exponential`; ``noise="exponential"`` is exactly
+    permute-and-flip (see the module docstring). ``monotonic=True`` is only proven for Gumbel.
+
+    Examples
+    --------
+    >>> votes = [3, 40, 7]  # teachers' votes per class; one teacher changes one vote
+    >>> report_noisy_max(votes, sensitivity=1.0, epsilon=1.0, noise="exponential", rng=0).value
+    1
+    """
+    if noise not in ("gumbel", "exponential"):
+        raise ValueError(f"noise must be 'gumbel' or 'exponential', got {noise!r}")
+    if noise == "exponential" and monotonic:
+        raise ValueError(
+            "monotonic=True is only supported with noise='gumbel' (the exponential mechanism); "
+            "use noise='gumbel' or monotonic=False"
+        )
+    return _select(
+        scores,
+        candidates,
+        sensitivity=sensitivity,
+        epsilon=epsilon,
+        monotonic=monotonic,
+        sampler=_sample_em if noise == "gumbel" else _sample_pf,
+        rng=rng,
+        budget=budget,
+        mechanism=mechanism,
+        note=note,
+    )

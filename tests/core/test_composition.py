@@ -1,0 +1,94 @@
+"""Privacy maps at their edge cases: 0, infinity, negative, k = 1, and known values."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from dpatlas.core import advanced_composition, group_privacy, pure_to_zcdp, zcdp_to_approx_dp
+
+
+def test_advanced_composition_values() -> None:
+    eps, delta = advanced_composition(0.01, 1e-7, 1000, delta_slack=1e-6)
+    expected = math.sqrt(2000 * math.log(1e6)) * 0.01 + 1000 * 0.01 * math.expm1(0.01)
+    assert eps == pytest.approx(expected, rel=1e-15)
+    assert eps < 10 * 0.01 * 1000 / 5
+    assert delta == pytest.approx(1000 * 1e-7 + 1e-6, rel=1e-15)
+
+
+def test_advanced_composition_falls_back_to_basic() -> None:
+    assert advanced_composition(1.0, 1e-6, 1, delta_slack=1e-6) == (1.0, 1e-6)
+    assert advanced_composition(2.0, 0.0, 10, delta_slack=1e-6) == (20.0, 0.0)
+    assert advanced_composition(0.0, 0.0, 5, delta_slack=0.5) == (0.0, 0.0)
+    assert advanced_composition(0.5, 0.3, 10, delta_slack=0.5)[1] == 1.0  # delta capped at 1
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs", "error", "match"),
+    [
+        (
+            (-0.1, 0.0, 2),
+            {"delta_slack": 1e-6},
+            ValueError,
+            r"epsilon must be a finite number >= 0, got -0.1",
+        ),
+        (
+            (math.inf, 0.0, 2),
+            {"delta_slack": 1e-6},
+            ValueError,
+            r"epsilon must be a finite number >= 0, got inf",
+        ),
+        ((0.1, 1.0, 2), {"delta_slack": 1e-6}, ValueError, r"delta must be < 1, got 1.0"),
+        ((0.1, 0.0, 0), {"delta_slack": 1e-6}, ValueError, r"k must be an integer >= 1, got 0"),
+        ((0.1, 0.0, 2.5), {"delta_slack": 1e-6}, TypeError, r"k must be an integer, got 2.5"),
+        (
+            (0.1, 0.0, 2),
+            {"delta_slack": 0.0},
+            ValueError,
+            r"delta_slack must be in \(0, 1\), got 0.0",
+        ),
+        (
+            (0.1, 0.0, 2),
+            {"delta_slack": 1.0},
+            ValueError,
+            r"delta_slack must be in \(0, 1\), got 1.0",
+        ),
+    ],
+)
+def test_advanced_composition_refuses(args: tuple, kwargs: dict, error: type, match: str) -> None:
+    with pytest.raises(error, match=match):
+        advanced_composition(*args, **kwargs)
+
+
+def test_zcdp_conversion() -> None:
+    assert zcdp_to_approx_dp(0.0, 1e-6) == 0.0
+    assert zcdp_to_approx_dp(0.5, 1e-6) == pytest.approx(0.5 + 2 * math.sqrt(0.5 * math.log(1e6)))
+    with pytest.raises(ValueError, match="rho must be a finite number >= 0, got inf"):
+        zcdp_to_approx_dp(math.inf, 1e-6)
+    with pytest.raises(ValueError, match=r"rho must be a finite number >= 0, got -1\.0"):
+        zcdp_to_approx_dp(-1.0, 1e-6)
+    with pytest.raises(ValueError, match=r"delta must be in \(0, 1\), got 0.0"):
+        zcdp_to_approx_dp(0.1, 0.0)
+    with pytest.raises(TypeError, match="rho must be a real number, got '1'"):
+        zcdp_to_approx_dp("1", 1e-6)
+
+
+def test_pure_to_zcdp() -> None:
+    assert pure_to_zcdp(0.0) == 0.0
+    assert pure_to_zcdp(2.0) == 2.0
+    with pytest.raises(ValueError, match="epsilon must be a finite number >= 0, got nan"):
+        pure_to_zcdp(math.nan)
+
+
+def test_group_privacy() -> None:
+    assert group_privacy(0.5, 1e-6, 1) == (0.5, 1e-6)
+    eps, delta = group_privacy(0.5, 1e-6, 4)
+    assert eps == 2.0
+    assert delta == pytest.approx(4 * math.exp(1.5) * 1e-6, rel=1e-12)
+    assert group_privacy(0.0, 0.0, 100) == (0.0, 0.0)
+    assert group_privacy(10.0, 1e-6, 50) == (500.0, 1.0)  # would overflow: capped at 1
+    with pytest.raises(ValueError, match="k must be an integer >= 1, got -3"):
+        group_privacy(1.0, 0.0, -3)
+    with pytest.raises(ValueError, match="delta must be a finite number >= 0, got -1e-06"):
+        group_privacy(1.0, -1e-6, 2)

@@ -1,0 +1,87 @@
+"""Exponential mechanism and report-noisy-max: exact laws, monotonic case, errors."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from tests.helpers.distributions import assert_scale_detected
+
+from dpatlas.core import exponential, report_noisy_max
+from dpatlas.core.exponential import _gammas, _sample_em, _sample_pf
+from dpatlas.core.rng import get_source
+
+SCORES = np.array([0.0, 1.0, 2.5, 3.0, 4.2, 4.2])
+N = 100_000
+
+
+def em_pmf(scale: float):
+    w = np.exp((SCORES - SCORES.max()) / scale)
+    return lambda k: (w / w.sum())[k]
+
+
+def pf_pmf(scale: float):
+    """Permute-and-flip: P(i) = p_i E[1 / (1 + #other successes)], by enumeration."""
+    p = np.exp((SCORES - SCORES.max()) / scale)
+    n = p.size
+    out = np.zeros(n)
+    for i in range(n):
+        others = [j for j in range(n) if j != i]
+        for coins in itertools.product([0, 1], repeat=n - 1):
+            prob = np.prod([p[j] if c else 1 - p[j] for j, c in zip(others, coins, strict=True)])
+            out[i] += p[i] * prob / (1 + sum(coins))
+    return lambda k: out[k]
+
+
+@pytest.mark.parametrize(("epsilon", "monotonic"), [(1.0, False), (0.3, False), (1.0, True)])
+def test_exponential_mechanism_law(epsilon: float, monotonic: bool) -> None:
+    est, exact = _gammas(SCORES, epsilon, 1.0, monotonic)
+    draws = _sample_em(get_source(1), est, exact, N)
+    scale = (1.0 if monotonic else 2.0) / epsilon  # P(i) ∝ exp(u_i / scale)
+    assert_scale_detected(draws, em_pmf, scale, support=(0, SCORES.size - 1))
+
+
+def test_permute_and_flip_law() -> None:
+    est, exact = _gammas(SCORES, 1.0, 1.0, False)
+    draws = _sample_pf(get_source(2), est, exact, N)
+    assert_scale_detected(draws, pf_pmf, 2.0, support=(0, SCORES.size - 1))
+
+
+def test_permute_and_flip_is_not_the_exponential_mechanism() -> None:
+    pf, em = pf_pmf(2.0)(np.arange(6)), em_pmf(2.0)(np.arange(6))
+    assert pf[4] > em[4]  # P&F favours the best candidates more
+    assert np.abs(pf - em).max() > 0.02
+
+
+def test_release_returns_candidate_and_index() -> None:
+    rel = exponential(list("abcdef"), SCORES, sensitivity=1.0, epsilon=1.0, rng=3)
+    assert rel.value == "abcdef"[rel.metadata["index"]]
+    assert (rel.epsilon, rel.delta, rel.rho, rel.scale) == (1.0, 0.0, 0.5, None)
+    assert exponential(None, SCORES, sensitivity=1.0, epsilon=1.0, rng=3).value in range(6)
+    big_gap = report_noisy_max([0, 0, 1000], sensitivity=1.0, epsilon=1.0, rng=4)
+    assert big_gap.value == 2
+    assert exponential(None, [], sensitivity=1.0, epsilon=1.0).value is None
+
+
+def test_huge_score_gaps_are_exact_zeros() -> None:
+    scores = np.array([-1e300, 1e300, 0.0])
+    assert exponential(None, scores, sensitivity=1e-10, epsilon=1.0, rng=5).value == 1
+
+
+def test_errors() -> None:
+    with pytest.raises(
+        ValueError, match="candidates and scores must have the same length, got 2 and 3"
+    ):
+        exponential(["a", "b"], [1.0, 2.0, 3.0], sensitivity=1.0, epsilon=1.0)
+    with pytest.raises(ValueError, match=r"scores must be one-dimensional, got shape \(1, 2\)"):
+        exponential(None, [[1.0, 2.0]], sensitivity=1.0, epsilon=1.0)
+    with pytest.raises(ValueError, match="scores must be finite, got nan at index"):
+        exponential(None, [1.0, math.nan], sensitivity=1.0, epsilon=1.0)
+    with pytest.raises(ValueError, match="noise must be 'gumbel' or 'exponential', got 'laplace'"):
+        report_noisy_max([1.0], sensitivity=1.0, epsilon=1.0, noise="laplace")
+    with pytest.raises(ValueError, match="monotonic=True is only supported with noise='gumbel'"):
+        report_noisy_max([1.0], sensitivity=1.0, epsilon=1.0, noise="exponential", monotonic=True)
+    with pytest.raises(ValueError, match=r"epsilon / sensitivity must be within \[2\*\*-500"):
+        exponential(None, [1.0], sensitivity=1e-200, epsilon=1e200)
