@@ -117,7 +117,7 @@ def test_brute_force_helpers_on_hand_computed_graphs() -> None:
 
 
 def _check_all_masks(n: int, masks: np.ndarray) -> None:
-    s_max = 2 * max(n - 2, 0) + 1
+    s_max = max(3, 2 * max(n - 2, 0) + 1)
     table = ls_table(n, s_max)
     s = np.arange(s_max + 1)
     betas = (0.1, 0.7, 3.0)
@@ -206,6 +206,15 @@ def test_structural_cases_against_ball_enumeration(name: str) -> None:
     assert np.all(ladder_upper_bound(stats, np.arange(s_top + 1)) >= want)
     s = np.arange(2 * n)
     assert local_sensitivity(stats, s).tolist() == nrs_formula(gx, s).tolist()
+
+
+def test_random_graphs_on_eight_nodes_against_ball_enumeration() -> None:
+    rng = np.random.default_rng(8)
+    for _ in range(6):
+        gx = nx.gnp_random_graph(8, float(rng.uniform(0.1, 0.7)), seed=int(rng.integers(1000)))
+        stats = common_neighbour_stats(gx)
+        want = [brute_ls_ball(gx, s) for s in range(3)]
+        assert local_sensitivity(stats, np.arange(3)).tolist() == want
 
 
 @pytest.mark.parametrize("n", [3, 5, 8])
