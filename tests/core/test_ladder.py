@@ -14,13 +14,10 @@ from dpatlas.core import Budget
 from dpatlas.core.ladder import (
     _place,
     clamp_release,
-    ladder_halfwidth,
     ladder_mechanism,
-    ladder_pmf,
-    ladder_probabilities,
-    sample_ladder,
     sample_ladder_rungs,
 )
+from dpatlas.core.ladder_exact import ladder_halfwidth, ladder_pmf, ladder_probabilities
 from dpatlas.core.rng import get_source
 from dpatlas.errors import BudgetExceededError
 
@@ -69,7 +66,7 @@ def test_rung_probabilities_sum_to_one_and_agree_with_pmf(ladder: list[int], gs:
 
 def test_global_sensitivity_zero_means_no_noise() -> None:
     assert ladder_probabilities([0], 1.0, 2).tolist() == [1.0, 0.0, 0.0]
-    assert not sample_ladder(get_source(0), [0], 1.0, 1000).any()
+    assert not ladder_mechanism(0, [0], epsilon=1.0, rng=0, size=1000).value.any()
     assert ladder_mechanism(0, [0, 0], epsilon=1.0, rng=0).value == 0
 
 
@@ -91,7 +88,7 @@ def test_sampled_rungs_fit_exact_probabilities(ladder: list[int], gs: int) -> No
 def test_sampled_noise_fits_pmf_and_rejects_epsilon_off_by_30_percent(
     ladder: list[int], gs: int
 ) -> None:
-    draws = sample_ladder(get_source(12), ladder, 1.0, N, global_sensitivity=gs)
+    draws = ladder_mechanism(0, ladder, epsilon=1.0, global_sensitivity=gs, rng=12, size=N).value
 
     def family(eps: float):
         return lambda k: ladder_pmf(k, ladder, eps, global_sensitivity=gs)
@@ -100,7 +97,9 @@ def test_sampled_noise_fits_pmf_and_rejects_epsilon_off_by_30_percent(
 
 
 def test_non_dyadic_epsilon_fits_the_probabilities_the_sampler_uses() -> None:
-    draws = sample_ladder(get_source(13), [0, 2, 3, 3, 5, 6], 0.3, N, global_sensitivity=8)
+    draws = ladder_mechanism(
+        0, [0, 2, 3, 3, 5, 6], epsilon=0.3, global_sensitivity=8, rng=13, size=N
+    ).value
     assert_distribution(
         draws, pmf=lambda k: ladder_pmf(k, [0, 2, 3, 3, 5, 6], 0.3, global_sensitivity=8)
     )

@@ -45,24 +45,20 @@ from typing import Any
 import numpy as np
 
 from dpatlas.core.budget import Budget
+from dpatlas.core.discrete_cauchy import sample_discrete_cauchy
 from dpatlas.core.discrete_laplace import rational_scale, sample_discrete_laplace
-from dpatlas.core.ladder import CLIP, _ladder, check_value, clamp_release
+from dpatlas.core.ladder import check_ladder, check_value, noisy_release
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RandomSource, RngLike, get_source
 from dpatlas.core.validation import check_delta, check_epsilon, check_positive_int
 
 __all__ = [
-    "discrete_cauchy_pmf",
-    "sample_discrete_cauchy",
     "smooth_beta",
     "smooth_bound",
     "smooth_halfwidth",
     "smooth_mechanism",
     "smooth_scale",
 ]
-
-_TOL = 2.0**-40
-"""Float decisions of the Cauchy acceptance test within this margin go to exact arithmetic."""
 
 
 def smooth_beta(epsilon: float, delta: float = 0.0) -> float:
@@ -90,7 +86,7 @@ def smooth_bound(ladder: Any, beta: float, *, global_sensitivity: int | None = N
     >>> round(smooth_bound([1, 2, 3, 3, 4], 0.5), 4)
     1.2131
     """
-    lad, _ = _ladder(ladder, global_sensitivity)
+    lad, _ = check_ladder(ladder, global_sensitivity)
     beta = check_epsilon(beta, "beta")
     with np.errstate(divide="ignore"):
         score = np.log(lad.astype(np.float64)) - beta * np.arange(lad.size)
@@ -113,100 +109,6 @@ def smooth_scale(bound: float, epsilon: float, delta: float = 0.0) -> tuple[int,
         return None
     factor = 6 if check_delta(delta) == 0 else 2
     return rational_scale(factor * Fraction(s) / Fraction(check_epsilon(epsilon)))
-
-
-def discrete_cauchy_pmf(k: Any, scale: tuple[int, int]) -> np.ndarray:
-    """``P(K = k) = 1 / (π b coth(π b) (1 + (k/b)²))`` for ``b = t/s`` (exact normaliser).
-
-    Examples
-    --------
-    >>> float(discrete_cauchy_pmf(np.arange(-10**6, 10**6 + 1), (3, 1)).sum()) > 0.9999
-    True
-    """
-    b = scale[0] / scale[1]
-    z = np.asarray(k, dtype=np.float64) / b
-    return 1.0 / ((1.0 + z * z) * math.pi * b / math.tanh(math.pi * b))
-
-
-def _trailing_zeros(src: RandomSource, size: int) -> np.ndarray:
-    """``j`` with ``P(j) = 2^-(j+1)``: the trailing zero bits of uniform words."""
-    j = np.zeros(size, dtype=np.int64)
-    live = np.arange(size)
-    while live.size:
-        w = src.words(live.size)
-        low, zero = w & (np.uint64(0) - w), w == 0
-        j[live[~zero]] += np.frexp(low[~zero].astype(np.float64))[1] - 1
-        j[live[zero]] += 64
-        live = live[zero]
-    return j
-
-
-def _below_int(src: RandomSource, n: int) -> int:
-    """Exact uniform integer in ``[0, n)`` for a Python int ``n`` of any size."""
-    bits = (n - 1).bit_length()
-    words = max(1, (bits + 63) // 64)
-    while True:
-        v = int.from_bytes(src.words(words).tobytes(), "little") >> (64 * words - bits)
-        if v < n:
-            return v
-
-
-def _accept(src: RandomSource, u: int, j: int, x: int, ts: tuple[int, int]) -> bool:
-    """Exactly: is ``U < 2^{2j-1} / (1 + (x s/t)²)`` for ``U`` uniform on [0, 1) whose first 64
-    bits are ``u``? With ``num/den`` that ratio, ``U < num/den`` iff ``V den < r`` for the
-    remaining bits ``V`` and ``r = num 2^64 - u den``; refine ``r`` 64 bits at a time."""
-    t, s = ts
-    num, den = t * t << 2 * j, 2 * (t * t + s * s * x * x)
-    r = num * 2**64 - u * den
-    while 0 < r < den:
-        r = r * 2**64 - int(src.words(1)[0]) * den
-    return r >= den
-
-
-def sample_discrete_cauchy(source: RandomSource, size: int, scale: tuple[int, int]) -> np.ndarray:
-    """Draw ``size`` exact samples with ``P(k) ∝ 1/(1 + (k/b)²)``, ``b = t/s``; int64.
-
-    Rejection: ``|k|`` is proposed from block ``j`` (``P(j) = 2^-(j+1)``) of width ``W 2^j``
-    starting at ``W (2^j - 1)``, ``W = ceil(b)``, and accepted with probability
-    ``2^{2j-1} / (1 + (x/b)²) <= 1`` (integers; floats decide only outside a ``2**-40``
-    margin, exact rationals inside). Then a fair sign, redrawn for ``-0``. Magnitudes are
-    capped at ``2**62`` (see :func:`~dpatlas.core.ladder.clamp_release`).
-
-    Examples
-    --------
-    >>> from dpatlas.core.rng import get_source
-    >>> z = sample_discrete_cauchy(get_source(0), 100_000, (10, 1))
-    >>> round(float(np.median(np.abs(z))) / 10, 1)
-    1.0
-    """
-    t, s = scale
-    w = -(-t // s)
-    out, filled = np.empty(size, dtype=np.int64), 0
-    while filled < size:
-        j = _trailing_zeros(source, int((size - filled) * 2.7) + 16)
-        fast = j + 1 + w.bit_length() <= 62
-        jf = j[fast]
-        x = w * ((1 << jf) - 1) + source.below((w << jf).astype(np.uint64)).astype(np.int64)
-        accept = np.zeros(jf.size, dtype=bool)
-        u = source.words(jf.size)
-        a = np.ldexp(1.0, 2 * jf - 1) / (1.0 + (x * (s / t)) ** 2)
-        uf = u.astype(np.float64) * 2.0**-64
-        accept[uf < a - _TOL] = True
-        for i in np.flatnonzero(np.abs(uf - a) <= _TOL).tolist():
-            accept[i] = _accept(source, int(u[i]), int(jf[i]), int(x[i]), scale)
-        mag = np.full(j.size, -1, dtype=np.int64)
-        mag[np.flatnonzero(fast)[accept]] = x[accept]
-        for i in np.flatnonzero(~fast).tolist():
-            ji = int(j[i])
-            xi = w * ((1 << ji) - 1) + _below_int(source, w << ji)
-            if _accept(source, int(source.words(1)[0]), ji, xi, scale):
-                mag[i] = min(xi, CLIP)
-        mag = mag[mag >= 0]  # proposal order kept: truncating below is then unbiased
-        neg = source.bits(mag.size)
-        z = np.where(neg, -mag, mag)[~(neg & (mag == 0))][: size - filled]
-        out[filled : filled + z.size] = z
-        filled += z.size
-    return out
 
 
 def _noise(src: RandomSource, size: int, scale: tuple[int, int] | None, delta: float) -> np.ndarray:
@@ -282,16 +184,6 @@ def smooth_mechanism(
     src = get_source(rng)
     if budget is not None:
         budget.spend(eps * count, d * count, mechanism=mechanism, note=note)
-    noisy = clamp_release(x, _noise(src, count, scale, d))
-    return Release(
-        value=int(noisy[0]) if size is None else noisy,
-        epsilon=eps * count,
-        delta=d * count,
-        mechanism=mechanism,
-        sensitivity=None,
-        scale=None,
-        noise="discrete_cauchy" if d == 0 else "discrete_laplace",
-        seeded=src.seeded,
-        rho=(eps * count) ** 2 / 2 if d == 0 else None,
-        metadata=dict(metadata or {}),
-    )
+    noise = _noise(src, count, scale, d)
+    name = "discrete_cauchy" if d == 0 else "discrete_laplace"
+    return noisy_release(x, noise, size, src.seeded, eps, d, mechanism, name, metadata)

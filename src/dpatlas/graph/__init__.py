@@ -8,12 +8,8 @@ release with :func:`triangle_count`; inspect (NOT private) with :func:`sensitivi
 from dpatlas.graph.adjacency import EdgeAdjacency
 from dpatlas.graph.edgegraph import EdgeGraph, as_edge_graph
 from dpatlas.graph.io import read_edgelist
-from dpatlas.graph.triangles import (
-    SensitivityReport,
-    TriangleRelease,
-    sensitivity_report,
-    triangle_count,
-)
+from dpatlas.graph.report import SensitivityReport, sensitivity_report
+from dpatlas.graph.triangles import TriangleRelease, triangle_count
 
 __all__ = [
     "EdgeAdjacency",

@@ -38,31 +38,25 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from dpatlas.core.budget import Budget
 from dpatlas.core.discrete_laplace import discrete_laplace, rational_scale, sample_discrete_laplace
-from dpatlas.core.ladder import ladder_halfwidth, ladder_mechanism
+from dpatlas.core.ladder import ladder_mechanism
+from dpatlas.core.ladder_exact import ladder_halfwidth
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike, get_source
 from dpatlas.core.smooth import smooth_beta, smooth_bound, smooth_halfwidth, smooth_mechanism
-from dpatlas.core.validation import check_delta, check_epsilon, check_positive_int
+from dpatlas.core.validation import check_delta, check_epsilon
 from dpatlas.errors import PrivacyLeakWarning
 from dpatlas.graph.adjacency import EdgeAdjacency
 from dpatlas.graph.counting import common_neighbour_stats, triangle_count_exact
 from dpatlas.graph.edgegraph import as_edge_graph
 from dpatlas.graph.sensitivity import sensitivity_ladder, smooth_sensitivity
 
-__all__ = [
-    "METHODS",
-    "SensitivityReport",
-    "TriangleRelease",
-    "sensitivity_report",
-    "triangle_count",
-]
+__all__ = ["METHODS", "TriangleRelease", "triangle_count"]
 
 METHODS = ("ladder", "smooth", "global")
 
@@ -241,60 +235,4 @@ def triangle_count(
         seeded=src.seeded,
         rho=rho,
         metadata=meta,
-    )
-
-
-@dataclass(frozen=True)
-class SensitivityReport:
-    """Exact sensitivity diagnostics of one graph: NOT PRIVATE, never release them.
-
-    Every field is computed from the data in hand. Noise scaled to any of them is not
-    differentially private (two disjoint edges have local sensitivity 0, their neighbour the
-    path has 1); use :func:`triangle_count` to release.
-
-    Attributes
-    ----------
-    local_sensitivity_not_private : int
-        ``LS(0)``: the most common neighbours of any vertex pair (``a_max``, capped at n-2).
-    ladder_head_not_private : tuple of int
-        ``LS(0), LS(1), ...`` (the first ``head`` rungs of the ladder).
-    a_max_not_private, c_max_not_private : int
-        ``max a_ij`` and ``max c_ij = d_i + d_j - 2 x_ij`` over all pairs.
-    smooth_sensitivity_eps1_not_private : float
-        ``max_t e^{-t/6} LS(t)``: the smooth sensitivity for pure ε = 1 (β = 1/6).
-    """
-
-    local_sensitivity_not_private: int
-    ladder_head_not_private: tuple[int, ...]
-    a_max_not_private: int
-    c_max_not_private: int
-    smooth_sensitivity_eps1_not_private: float
-
-    def __repr__(self) -> str:
-        fields = ", ".join(f"{k}={v!r}" for k, v in self.__dict__.items())
-        return f"SensitivityReport(NOT PRIVATE, exact values of the data: {fields})"
-
-
-def sensitivity_report(graph: Any, *, n: int | None = None, head: int = 8) -> SensitivityReport:
-    """Exact sensitivity diagnostics of ``graph`` (NOT private: never publish them).
-
-    Examples
-    --------
-    >>> import networkx as nx
-    >>> sensitivity_report(nx.path_graph(6), head=4)
-    SensitivityReport(NOT PRIVATE, exact values of the data: local_sensitivity_not_private=1,
-    ladder_head_not_private=(1, 2, 3, 3), a_max_not_private=1, c_max_not_private=4,
-    smooth_sensitivity_eps1_not_private=2.1495...)
-    """
-    stats = common_neighbour_stats(as_edge_graph(graph, n=n))
-    ladder = sensitivity_ladder(stats)
-    count = check_positive_int(head, "head")
-    gs = max(stats.n - 2, 0)
-    rungs = np.append(ladder, np.full(max(count - ladder.size, 0), gs))[:count]
-    return SensitivityReport(
-        local_sensitivity_not_private=int(ladder[0]),
-        ladder_head_not_private=tuple(int(v) for v in rungs),
-        a_max_not_private=stats.a_max,
-        c_max_not_private=stats.c_max,
-        smooth_sensitivity_eps1_not_private=smooth_sensitivity(stats, 1 / 6) if gs else 0.0,
     )
