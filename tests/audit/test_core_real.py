@@ -18,24 +18,25 @@ from dpatlas.core.laplace import laplace
 SAMPLES = 200_000
 
 
-def test_laplace_counting_query() -> None:
-    def count(c: float, *, size: int, rng: np.random.Generator) -> np.ndarray:
-        values = np.full(size, c)
-        return laplace(values, sensitivity=1.0, epsilon=1.0, rng=rng, max_changed=1).value
+@pytest.mark.parametrize(
+    ("sensitivity", "epsilon", "d", "d_prime", "at_least"),
+    [
+        (1.0, 1.0, 0.0, 1.0, 0.93),  # a counting query
+        (2.0, 0.2, 10.25, 12.25, 0.17),  # a real sum, small ε
+    ],
+)
+def test_laplace(
+    sensitivity: float, epsilon: float, d: float, d_prime: float, at_least: float
+) -> None:
+    def release(x: float, *, size: int, rng: np.random.Generator) -> np.ndarray:
+        values = np.full(size, x)
+        return laplace(
+            values, sensitivity=sensitivity, epsilon=epsilon, rng=rng, max_changed=1
+        ).value
 
-    result = audit(count, 0.0, 1.0, epsilon=1.0, samples=SAMPLES, rng=51)
+    result = audit(release, d, d_prime, epsilon=epsilon, samples=SAMPLES, rng=51)
     assert result.passed
-    assert result.epsilon_lb > 0.93
-
-
-def test_laplace_real_sum_with_sensitivity_two_and_small_epsilon() -> None:
-    def total(c: float, *, size: int, rng: np.random.Generator) -> np.ndarray:
-        values = np.full(size, c)
-        return laplace(values, sensitivity=2.0, epsilon=0.2, rng=rng, max_changed=1).value
-
-    result = audit(total, 10.25, 12.25, epsilon=0.2, samples=SAMPLES, rng=52)
-    assert result.passed
-    assert result.epsilon_lb > 0.17
+    assert result.epsilon_lb > at_least
 
 
 def gaussian_mean(epsilon: float, delta: float) -> Callable[..., np.ndarray]:
