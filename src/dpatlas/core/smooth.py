@@ -91,7 +91,7 @@ def smooth_bound(ladder: Any, beta: float, *, global_sensitivity: int | None = N
     with np.errstate(divide="ignore"):
         score = np.log(lad.astype(np.float64)) - beta * np.arange(lad.size)
     best = int(np.argmax(score))
-    return float(lad[best] * math.exp(-beta * best)) if lad[best] > 0 else 0.0
+    return max(float(lad[best] * math.exp(-beta * best)), float(lad[0]))  # S >= I_0 exactly
 
 
 def smooth_scale(bound: float, epsilon: float, delta: float = 0.0) -> tuple[int, int] | None:
@@ -138,7 +138,7 @@ def smooth_halfwidth(bound: float, epsilon: float, delta: float, level: float) -
     scale = smooth_scale(bound, epsilon, delta)
     if scale is None:
         return 0
-    b = scale[0] / scale[1]
+    b = scale[0] / scale[1] * (1 + 2.0**-30)  # covers the rounding of the release's own b
     if check_delta(delta) == 0:
         return math.ceil(b / math.tan(math.pi * gamma / 2) * (1 + 1e-12))
     p = math.exp(-1.0 / b)

@@ -212,7 +212,8 @@ def triangle_count(
     else:
         beta = smooth_beta(eps, d)
         meta.update(relaxed=relaxed, beta=beta, delta=d)
-        bound = smooth_sensitivity(stats, beta, relaxed=relaxed)
+        # max with LS(0) = min(a_max, n - 2) only undoes float rounding: S >= LS(0) exactly
+        bound = max(smooth_sensitivity(stats, beta, relaxed=relaxed), float(min(stats.a_max, gs)))
         rel = smooth_mechanism(exact, bound, epsilon=eps, delta=d, rng=src)
     if extra and gs > 0 and stats is not None:
         t, s = rational_scale(1 / extra)
