@@ -182,6 +182,10 @@ def triangle_count(
     eps, d = check_epsilon(epsilon), check_delta(delta)
     extra = _checked(method, d, relaxed, interval_epsilon)
     src = get_source(rng)
+    name, total = f"triangle_count/{method}", eps + extra
+    rho = None if d > 0 else (eps**2 + extra**2) / 2
+    if budget is not None:
+        budget.check(total, d, rho=rho)
     g = as_edge_graph(graph, n=n)
     if not g.nodes_public:
         warnings.warn(
@@ -190,10 +194,6 @@ def triangle_count(
             PrivacyLeakWarning,
             stacklevel=2,
         )
-    name, total = f"triangle_count/{method}", eps + extra
-    rho = None if d > 0 else (eps**2 + extra**2) / 2
-    if budget is not None:
-        budget.check(total, d, rho=rho)
     gs = EdgeAdjacency().triangle_global_sensitivity(g.n)
     stats = None if method == "global" else common_neighbour_stats(g)
     exact = triangle_count_exact(g) if stats is None else stats.triangles
