@@ -1,0 +1,93 @@
+"""The ``dpatlas`` command line: private releases of graphs and maps from the shell.
+
+Exit codes: 0 done; 1 refused (the privacy budget does not cover the release, or the ledger
+cannot be used), nothing spent; 2 the command cannot run as given (bad arguments or input),
+the one-line message says how to fix it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import warnings
+from collections.abc import Sequence
+from typing import NoReturn
+
+from dpatlas import __version__
+from dpatlas.cli import budget, demo, heatmap, triangles
+from dpatlas.cli._common import Output, output_options, release_options
+from dpatlas.errors import BudgetExceededError, LedgerError
+
+__all__ = ["main"]
+
+_EPILOG = """\
+start here:
+  dpatlas demo                       private heatmap + triangle count on the embedded data
+  dpatlas triangles --help           edge-DP triangle count of an edge list
+  dpatlas heatmap --help             private heatmap of sites
+  dpatlas budget --help              the persistent privacy budget of a dataset
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line usage errors (exit code 2) that point to ``--help``."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full parser (exposed for tests and documentation)."""
+    parser = _Parser(
+        prog="dpatlas",
+        description="Differentially private analytics of graphs and maps.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"dpatlas {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    out, rel = output_options(), release_options()
+    demo.add_parser(sub, [out])
+    triangles.add_parser(sub, [out, rel])
+    heatmap.add_parser(sub, [out, rel])
+    budget.add_parser(sub, [out])
+    return parser
+
+
+def _fail(args: argparse.Namespace, out: Output, code: int, message: str, err: Exception) -> int:
+    if out.json:
+        payload = {"error": message, "error_type": type(err).__name__, "exit_code": code}
+        if isinstance(err, BudgetExceededError):
+            payload.update(
+                requested_epsilon=err.requested_epsilon,
+                requested_delta=err.requested_delta,
+                remaining_epsilon=err.remaining_epsilon,
+                remaining_delta=err.remaining_delta,
+            )
+        print(json.dumps(payload, indent=2))
+    what = "refused" if code == 1 else "error"
+    command = " ".join(filter(None, [args.command, getattr(args, "action", None)]))
+    print(f"dpatlas {command}: {what}: {message}", file=sys.stderr)
+    return code
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``dpatlas`` console script; returns the exit code."""
+    args = build_parser().parse_args(argv)
+    out = Output(json=args.json, quiet=args.quiet)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            code = int(args.func(args, out))
+        except (BudgetExceededError, LedgerError) as err:
+            code = _fail(args, out, 1, str(err), err)
+        except (ValueError, TypeError, OSError) as err:
+            code = _fail(args, out, 2, str(err).replace("\n", " "), err)
+    out.warnings.extend(f"{w.category.__name__}: {w.message}" for w in caught)
+    out.emit(result=code == 0)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

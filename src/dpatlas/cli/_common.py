@@ -1,0 +1,190 @@
+"""What every ``dpatlas`` command shares: options, the ledger, output as text or JSON."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dpatlas.core.budget import Budget
+from dpatlas.core.release import Release
+
+__all__ = [
+    "SEED_NOTE",
+    "Output",
+    "UsageError",
+    "add_command",
+    "add_seed",
+    "budget_summary",
+    "open_ledger",
+    "output_options",
+    "positive_float",
+    "release_budget",
+    "release_options",
+]
+
+SEED_NOTE = (
+    "seeded run: the noise is reproducible from the seed and therefore NOT secret; "
+    "use --seed for tests and teaching only, never for data you publish"
+)
+
+
+class UsageError(ValueError):
+    """The command cannot run as given (exit code 2); the message says how to fix it."""
+
+
+def positive_float(text: str) -> float:
+    """argparse type: a finite number > 0 (ε and the like)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}") from None
+    if not (value > 0 and value != float("inf")):
+        raise argparse.ArgumentTypeError(f"expected a finite number > 0, got {text!r}")
+    return value
+
+
+def add_command(
+    sub: Any,
+    name: str,
+    *,
+    help: str,
+    description: str,
+    epilog: str,
+    parents: Sequence[argparse.ArgumentParser] = (),
+) -> argparse.ArgumentParser:
+    """A sub-command whose ``--help`` ends with its examples (``epilog``, kept as written)."""
+    return sub.add_parser(
+        name,
+        help=help,
+        description=description,
+        epilog=epilog,
+        parents=list(parents),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+
+
+def output_options() -> argparse.ArgumentParser:
+    """Parent parser: ``--json`` and ``--quiet``."""
+    parent = argparse.ArgumentParser(add_help=False)
+    group = parent.add_argument_group("output")
+    group.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    group.add_argument(
+        "--quiet", action="store_true", help="no progress bars and no notes on stderr"
+    )
+    return parent
+
+
+def release_options() -> argparse.ArgumentParser:
+    """Parent parser: ``--ledger``, ``--dataset`` and ``--seed`` for commands that release."""
+    parent = argparse.ArgumentParser(add_help=False)
+    group = parent.add_argument_group("privacy budget")
+    group.add_argument(
+        "--ledger",
+        type=Path,
+        metavar="LEDGER",
+        help="SQLite budget ledger to debit before noise is drawn (create it with "
+        "`dpatlas budget init`); an overspend is refused with exit code 1",
+    )
+    group.add_argument("--dataset", help="name of the data's budget in the ledger")
+    add_seed(group)
+    return parent
+
+
+def add_seed(parser: Any) -> None:
+    """The ``--seed`` option, which says what a seed gives away."""
+    parser.add_argument(
+        "--seed",
+        type=int,
+        help="seed the noise: reproducible, NOT secret; for tests and teaching only",
+    )
+
+
+def open_ledger(path: Path, dataset: str | None) -> Budget:
+    """Open the budget of ``dataset`` in an existing ledger, or say how to create it."""
+    if not dataset:
+        raise UsageError(f"--dataset NAME is required with ledger {path}")
+    if not path.is_file():
+        raise UsageError(
+            f"ledger not found: {path}; create it with "
+            f"`dpatlas budget init {path} --dataset {dataset} --epsilon E`"
+        )
+    try:
+        return Budget.open(path, dataset=dataset)
+    except ValueError as exc:
+        if "is not in ledger" in str(exc):
+            raise UsageError(
+                f"dataset {dataset!r} is not in ledger {path}; register it with "
+                f"`dpatlas budget init {path} --dataset {dataset} --epsilon E`"
+            ) from None
+        raise
+
+
+def release_budget(args: argparse.Namespace, out: Output) -> Budget | None:
+    """The ledger budget a release debits, or None (with a note) when no ledger was given."""
+    if args.ledger is None:
+        if args.dataset is not None:
+            raise UsageError("--dataset needs --ledger LEDGER (the file holding the budget)")
+        out.note(
+            "no --ledger given: this release is not recorded in any budget; use "
+            "--ledger FILE --dataset NAME so that repeated releases are counted and refused"
+        )
+        return None
+    return open_ledger(args.ledger, args.dataset)
+
+
+def budget_summary(budget: Budget) -> dict[str, Any]:
+    """Total, spent and remaining of a budget, JSON-ready."""
+    return {
+        "accounting": budget.accounting,
+        "total": budget.total._asdict(),
+        "spent": budget.spent._asdict(),
+        "remaining": budget.remaining._asdict(),
+        "spends": len(budget.history),
+    }
+
+
+@dataclass
+class Output:
+    """Collects a command's text lines, notes and JSON payload, and prints them once."""
+
+    json: bool = False
+    quiet: bool = False
+    lines: list[str] = field(default_factory=list)
+    payload: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def line(self, text: str = "") -> None:
+        """A line of the human-readable result (stdout, unless ``--json``)."""
+        self.lines.append(text)
+
+    def note(self, text: str) -> None:
+        """A remark about how the result was made (stderr, unless ``--quiet``; in JSON)."""
+        self.notes.append(text)
+
+    def seeded(self, release: Release) -> None:
+        """Say loudly that a seeded release is not secret."""
+        if release.seeded:
+            self.note(SEED_NOTE)
+
+    def emit(self, *, result: bool = True) -> None:
+        """Print the result (JSON, or text lines) on stdout, then warnings and notes on stderr.
+
+        Warnings are printed even under ``--quiet``: they are about privacy.
+        """
+        if result and self.json:
+            payload = {**self.payload, "warnings": self.warnings, "notes": self.notes}
+            print(json.dumps(payload, indent=2, default=str))
+        elif result:
+            for text in self.lines:
+                print(text)
+        for text in self.warnings:
+            print(f"warning: {text}", file=sys.stderr)
+        if result and not self.quiet:
+            for text in self.notes:
+                print(f"note: {text}", file=sys.stderr)

@@ -1,0 +1,240 @@
+"""Figures of private releases: maps with outlines, interval maps, privacy–utility curves.
+
+Every figure carries its privacy cost: map titles come from
+:func:`dpatlas.spatial.plot.caption` (ε, mechanism, noise scale, cell size, CRS, seeded or
+not). Drawing a release is post-processing and costs no privacy; never draw the private input
+(the sites themselves) beside it in a figure you publish.
+
+Matplotlib is imported lazily, so ``import dpatlas.plot`` is cheap.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "plot_heatmap",
+    "plot_heatmaps",
+    "plot_interval_map",
+    "plot_privacy_utility",
+    "save_figure",
+]
+
+
+def _outline(ax: Any, outlines: Any, crs: Any) -> None:
+    """Draw public outlines (GeoSeries / GeoDataFrame, or a list of them) in the grid CRS."""
+    if outlines is None:
+        return
+    layers = outlines if isinstance(outlines, (list, tuple)) else [outlines]
+    for layer in layers:
+        if layer.crs is None:
+            raise ValueError("outlines need a CRS; set it with `.set_crs(...)`")
+        geoms = layer.to_crs(crs).geometry
+        kinds = set(geoms.geom_type)
+        if kinds <= {"Point", "MultiPoint"}:
+            geoms.plot(ax=ax, color="white", edgecolor="black", markersize=18, zorder=3)
+        else:
+            lines = geoms.boundary if kinds <= {"Polygon", "MultiPolygon"} else geoms
+            lines.plot(ax=ax, color="white", linewidth=0.6, alpha=0.8, zorder=2)
+
+
+def _frame(ax: Any, bounds: tuple[float, float, float, float]) -> None:
+    """Limit the axes to the grid and keep metre tick labels short and apart."""
+    from matplotlib.ticker import MaxNLocator
+
+    x0, y0, x1, y1 = bounds
+    ax.set_xlim(x0, x1)
+    ax.set_ylim(y0, y1)
+    ax.ticklabel_format(useOffset=False, style="plain")
+    ax.xaxis.set_major_locator(MaxNLocator(4))
+    ax.yaxis.set_major_locator(MaxNLocator(5))
+
+
+def plot_heatmap(
+    heatmap: Any, ax: Any = None, *, outlines: Any = None, title: str | None = None, **kwargs: Any
+) -> Any:
+    """A private heatmap with its colour bar, public outlines and ε in the title.
+
+    Wraps :meth:`dpatlas.spatial.Heatmap.plot` (colour bar, caption) and adds outlines.
+
+    Parameters
+    ----------
+    heatmap : dpatlas.spatial.Heatmap
+        The release to draw (its current estimate).
+    ax : matplotlib Axes, optional
+        Where to draw (a new figure if None).
+    outlines : GeoSeries, GeoDataFrame or list of them, optional
+        Public layers drawn on top: polygons and lines as white outlines, points as markers.
+    title : str, optional
+        A first title line; the privacy caption is always kept below it.
+    **kwargs
+        Passed to ``imshow`` (e.g. ``vmin``, ``vmax``, ``cmap``).
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import numpy as np, dpatlas.spatial as sp
+    >>> g = sp.Grid.from_bounds((0, 0, 3_000, 2_000), cell_size=1_000, crs="EPSG:3035")
+    >>> hm = sp.heatmap((np.array([500.0]), np.array([500.0])), g, epsilon=1.0,
+    ...                 crs="EPSG:3035", rng=0)
+    >>> ax = plot_heatmap(hm, title="Nests")
+    >>> ax.get_title().splitlines()[0], "ε = 1" in ax.get_title()
+    ('Nests', True)
+    """
+    ax = heatmap.plot(ax=ax, **kwargs)
+    _outline(ax, outlines, heatmap.grid.crs)
+    _frame(ax, heatmap.grid.bounds)
+    if title is not None:
+        caption = ax.get_title().split("\n", 1)[-1]
+        ax.set_title(f"{title}\n{caption}", fontsize=8)
+    return ax
+
+
+def plot_heatmaps(
+    heatmaps: Sequence[Any],
+    titles: Sequence[str] | None = None,
+    *,
+    outlines: Any = None,
+    figsize: tuple[float, float] | None = None,
+) -> Any:
+    """Several private heatmaps side by side on one colour scale; returns the figure.
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import numpy as np, dpatlas.spatial as sp
+    >>> g = sp.Grid.from_bounds((0, 0, 3_000, 2_000), cell_size=1_000, crs="EPSG:3035")
+    >>> maps = [sp.heatmap((np.array([500.0]), np.array([500.0])), g, epsilon=e,
+    ...                    crs="EPSG:3035", rng=0) for e in (0.5, 2.0)]
+    >>> len(plot_heatmaps(maps, ["ε = 0.5", "ε = 2"]).axes)  # two maps, two colour bars
+    4
+    """
+    import matplotlib.pyplot as plt
+
+    if not heatmaps:
+        raise ValueError("heatmaps must hold at least one Heatmap, got none")
+    names: list[str | None] = list(titles) if titles is not None else [None] * len(heatmaps)
+    if len(names) != len(heatmaps):
+        raise ValueError(f"give one title per heatmap ({len(heatmaps)}), got {len(names)}")
+    vmin = min(float(np.ma.min(h.counts)) for h in heatmaps)
+    vmax = max(float(np.ma.max(h.counts)) for h in heatmaps)
+    fig, axes = plt.subplots(
+        1, len(heatmaps), figsize=figsize or (5.5 * len(heatmaps), 5), squeeze=False
+    )
+    for ax, hm, title in zip(axes[0], heatmaps, names, strict=True):
+        plot_heatmap(hm, ax, outlines=outlines, title=title, vmin=vmin, vmax=vmax)
+    fig.tight_layout()
+    return fig
+
+
+def plot_interval_map(
+    heatmap: Any,
+    *,
+    level: float = 0.95,
+    outlines: Any = None,
+    figsize: tuple[float, float] = (15, 5),
+) -> Any:
+    """Lower end, estimate and upper end of every cell's ``level`` interval, on one scale.
+
+    A cell whose lower end is above 0 holds sites with probability at least ``level``; the
+    intervals come from the public noise scale only (post-processing). Returns the figure.
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import numpy as np, dpatlas.spatial as sp
+    >>> g = sp.Grid.from_bounds((0, 0, 3_000, 2_000), cell_size=1_000, crs="EPSG:3035")
+    >>> hm = sp.heatmap((np.full(40, 500.0), np.full(40, 500.0)), g, epsilon=1.0,
+    ...                 crs="EPSG:3035", rng=0)
+    >>> fig = plot_interval_map(hm)
+    >>> [a.get_title() for a in fig.axes[:3]]
+    ['lower end of 95% interval', 'private estimate', 'upper end of 95% interval']
+    """
+    import matplotlib.pyplot as plt
+
+    from dpatlas.spatial.plot import caption
+
+    low, high = heatmap.confidence_interval(level)
+    layers = [
+        (f"lower end of {level:.0%} interval", heatmap.as_grid(low)),
+        ("private estimate", heatmap.counts),
+        (f"upper end of {level:.0%} interval", heatmap.as_grid(high)),
+    ]
+    vmin = min(float(np.ma.min(v)) for _, v in layers)
+    vmax = max(float(np.ma.max(v)) for _, v in layers)
+    x0, y0, x1, y1 = heatmap.grid.bounds
+    fig, axes = plt.subplots(1, 3, figsize=figsize)
+    for ax, (name, values) in zip(axes, layers, strict=True):
+        image = ax.imshow(values, extent=(x0, x1, y0, y1), origin="upper", vmin=vmin, vmax=vmax)
+        fig.colorbar(image, ax=ax, shrink=0.8, label="sites per cell")
+        _outline(ax, outlines, heatmap.grid.crs)
+        _frame(ax, heatmap.grid.bounds)
+        ax.set_title(name, fontsize=9)
+    fig.suptitle(textwrap.fill(caption(heatmap), 120), fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def plot_privacy_utility(
+    epsilons: Sequence[float],
+    errors: Mapping[str, Sequence[float]],
+    ax: Any = None,
+    *,
+    ylabel: str = "median relative error",
+    title: str | None = None,
+) -> Any:
+    """Error against ε for several mechanisms, both axes logarithmic; returns the axes.
+
+    Parameters
+    ----------
+    epsilons : sequence of float
+        The ε values (x axis).
+    errors : mapping of str to sequence of float
+        One curve per mechanism, one error per ε (non-positive values are not drawn).
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> ax = plot_privacy_utility([0.1, 1.0], {"ladder": [0.02, 0.002], "global": [0.7, 0.07]})
+    >>> [line.get_label() for line in ax.get_lines()], ax.get_xscale(), ax.get_yscale()
+    (['ladder', 'global'], 'log', 'log')
+    """
+    import matplotlib.pyplot as plt
+
+    eps = np.asarray(epsilons, dtype=np.float64)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 4.5))
+    for label, values in errors.items():
+        y = np.asarray(values, dtype=np.float64)
+        if y.shape != eps.shape:
+            raise ValueError(f"errors[{label!r}] must have one value per epsilon ({eps.size})")
+        y = np.where(y > 0, y, np.nan)
+        ax.plot(eps, y, marker="o", label=label)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("ε (privacy loss; smaller is more private)")
+    ax.set_ylabel(ylabel)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    if title is not None:
+        ax.set_title(title, fontsize=9)
+    return ax
+
+
+def save_figure(fig: Any, path: str | Path, *, dpi: int = 150) -> Path:
+    """Save ``fig`` to ``path`` (format from the suffix), close it, and return the path."""
+    import matplotlib.pyplot as plt
+
+    path = Path(path)
+    fig.savefig(path, dpi=dpi, bbox_inches="tight")
+    plt.close(fig)
+    return path

@@ -1,0 +1,148 @@
+"""``dpatlas heatmap``: files written and re-read, the ledger debited, refusals, input formats."""
+
+from __future__ import annotations
+
+import json
+
+import geopandas as gpd
+import numpy as np
+import pytest
+import rasterio
+
+from dpatlas import Budget
+
+from .conftest import SNOW
+
+GRID = ["--cell-size", "50", "--crs", "EPSG:27700"]
+AREA = ["--study-area", SNOW, "--study-area-layer", "streets"]
+DEATHS = [SNOW, "--layer", "deaths"]
+
+
+def test_gpkg_release_debits_the_ledger_then_overspend_is_refused(run_cli, ledger, tmp_path):
+    out = tmp_path / "map.gpkg"
+    args = [*DEATHS, *AREA, *GRID, "--out", out, "--ledger", ledger, "--dataset", "d", "--json"]
+    res = run_cli("heatmap", *args, "--epsilon", "0.75")
+    assert res.code == 0, res.err
+    data = json.loads(res.out)
+    assert data["release"]["epsilon"] == "0.75"
+    assert data["release"]["mechanism"] == "heatmap/uniform"
+    assert data["release"]["seeded"] == "False"
+    assert data["grid"]["shape"] == [15, 17]
+    assert data["budget"]["remaining"]["epsilon"] == 0.25
+    assert "steps" not in res.err  # stderr is a pipe: no progress bar
+    cells = gpd.read_file(out, layer="heatmap")
+    assert cells.crs.to_epsg() == 27700
+    assert len(cells) == 15 * 17
+    assert {"count", "raw", "ci_low", "ci_high"} <= set(cells.columns)
+    # discrete Laplace of scale 4/3: P(|Z| <= 3) = 0.932, P(|Z| <= 4) = 0.968, so ±4 at 95%
+    assert (cells["ci_high"] - cells["raw"] == 4).all()
+
+    out.unlink()
+    refused = run_cli("heatmap", *args, "--epsilon", "0.5")
+    assert refused.code == 1
+    err = json.loads(refused.out)
+    assert err["error_type"] == "BudgetExceededError"
+    assert (err["requested_epsilon"], err["remaining_epsilon"]) == (0.5, 0.25)
+    assert refused.err.strip().count("\n") == 0
+    assert "refused: privacy budget exceeded: requested epsilon=0.5" in refused.err
+    assert not out.exists()
+    assert len(Budget.open(ledger, dataset="d").history) == 1
+
+
+def test_geotiff_and_geojson_outputs(cli, tmp_path):
+    tif, geojson = tmp_path / "map.tif", tmp_path / "map.geojson"
+    base = [*DEATHS, *AREA, *GRID, "--epsilon", "1", "--seed", "5", "--nonnegative"]
+    res = cli("heatmap", *base, "--out", tif)
+    assert res.code == 0, res.err
+    assert "seeded run" in res.err
+    assert "NOT secret" in res.err
+    assert "no --ledger given" in res.err
+    with rasterio.open(tif) as src:
+        assert src.crs.to_epsg() == 27700
+        assert (src.height, src.width) == (15, 17)
+        assert src.tags()["epsilon"] == "1"
+        assert src.tags()["seeded"] == "True"
+        band = src.read(1)
+    assert band.min() >= 0  # --nonnegative
+    assert cli("heatmap", *base, "--out", geojson).code == 0
+    cells = gpd.read_file(geojson)
+    assert cells.crs.to_epsg() == 4326
+    np.testing.assert_array_equal(np.sort(cells["count"]), np.sort(band.ravel()))  # same seed
+
+
+def test_png_has_privacy_caption(cli, tmp_path):
+    png = tmp_path / "map.png"
+    res = cli("heatmap", *DEATHS, *AREA, *GRID, "--epsilon", "0.5", "--out", png, "--quiet")
+    assert res.code == 0, res.err
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert res.err == ""  # --quiet: no notes
+
+
+def test_csv_and_gbif_inputs(cli, tmp_path):
+    deaths = gpd.read_file(SNOW, layer="deaths").to_crs("EPSG:4326")
+    csv = tmp_path / "deaths.csv"
+    deaths.assign(lon=deaths.geometry.x, lat=deaths.geometry.y).drop(columns="geometry").to_csv(
+        csv, index=False
+    )
+    res = cli(
+        "heatmap", csv, *AREA, *GRID, "--epsilon", "1", "--out", tmp_path / "a.gpkg", "--json"
+    )
+    assert res.code == 0, res.err
+    gbif = tmp_path / "occurrence.txt"
+    rows = ["gbifID\tdecimalLatitude\tdecimalLongitude\trecordedBy"]
+    rows += [f"{i}\t{p.y}\t{p.x}\tobserver{i % 7}" for i, p in enumerate(deaths.geometry)]
+    gbif.write_text("\n".join(rows) + "\n")
+    res = cli(
+        "heatmap",
+        gbif,
+        *AREA,
+        *GRID,
+        "--epsilon",
+        "1",
+        "--individual-column",
+        "recordedBy",
+        "--max-sites",
+        "3",
+        "--out",
+        tmp_path / "b.gpkg",
+        "--json",
+    )
+    assert res.code == 0, res.err
+    facts = json.loads(res.out)["release"]
+    assert facts["max_sites_per_individual"] == "3"
+    assert facts["sensitivity"] == "3"
+
+
+@pytest.mark.parametrize(
+    ("change", "needle"),
+    [
+        ({"--crs": "EPSG:4326"}, "must be a projected CRS"),
+        ({"--out": "map.xlsx"}, "--out must end in .gpkg"),
+        ({"POINTS": "nowhere.gpkg"}, "POINTS file not found: nowhere.gpkg"),
+        ({"--study-area": None, "--extent": "1,2,3"}, "--extent must be MINX,MINY,MAXX,MAXY"),
+        ({"--max-sites": "0"}, "--max-sites must be an integer >= 1"),
+        ({"--individual-column": "observer"}, "individual_column='observer' is not a column"),
+        ({"--dataset": "d"}, "--dataset needs --ledger"),
+        ({"--epsilon": "0"}, "expected a finite number > 0"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(cli, tmp_path, change, needle):
+    opts = {
+        "POINTS": SNOW,
+        "--layer": "deaths",
+        "--study-area": SNOW,
+        "--study-area-layer": "streets",
+        "--cell-size": "50",
+        "--crs": "EPSG:27700",
+        "--epsilon": "1",
+        "--out": tmp_path / "map.gpkg",
+    }
+    opts.update(change)
+    if opts["--study-area"] is None:
+        del opts["--study-area"], opts["--study-area-layer"]
+    args = [opts.pop("POINTS")] + [str(x) for kv in opts.items() for x in kv]
+    res = cli("heatmap", *args)
+    assert res.code == 2
+    assert needle in res.err
+    assert len(res.err.strip().splitlines()) == 1, res.err
+    assert not (tmp_path / "map.gpkg").exists()

@@ -1,0 +1,109 @@
+"""``dpatlas triangles``: JSON shape, ledger debits, intervals, warnings and errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from dpatlas import Budget
+
+from .conftest import LESMIS
+
+
+def test_ladder_release_debits_ledger_and_is_reproducible_only_with_a_seed(run_cli, cli, ledger):
+    args = ["triangles", LESMIS, "--ledger", ledger]
+    opts = "--nodes 77 --epsilon 0.4 --dataset d --json --seed 11"
+    first = run_cli(*args, opts=opts)
+    assert first.code == 0, first.err
+    data = json.loads(first.out)
+    assert isinstance(data["value"], int)
+    assert data["interval95"] is None  # the ladder's noise scale is private
+    assert data["release"]["mechanism"] == "triangle_count/ladder"
+    assert data["release"]["epsilon"] == 0.4
+    assert data["release"]["seeded"] is True
+    assert data["release"]["metadata"]["n"] == 77
+    assert data["budget"]["remaining"]["epsilon"] == 0.6
+    assert data["warnings"] == []
+    assert "NOT secret" in first.err
+    assert "steps" not in first.err  # not a terminal: no progress bar
+    second = cli(*args, opts=opts)
+    assert json.loads(second.out)["value"] == data["value"]
+    history = Budget.open(ledger, dataset="d").history
+    assert [(float(s.epsilon), s.mechanism) for s in history] == [
+        (0.4, "triangle_count/ladder")
+    ] * 2
+
+    refused = run_cli(*args, opts=opts)  # 0.2 left
+    assert refused.code == 1
+    assert json.loads(refused.out)["remaining_epsilon"] == pytest.approx(0.2)
+    assert "refused: privacy budget exceeded" in refused.err
+    assert len(Budget.open(ledger, dataset="d").history) == 2
+
+
+def test_global_has_a_free_interval_and_ladder_buys_one(cli, ledger):
+    res = cli("triangles", LESMIS, opts="--nodes 77 --method global --epsilon 0.5 --json --seed 3")
+    assert res.code == 0, res.err
+    data = json.loads(res.out)
+    low, high = data["interval95"]
+    assert low <= max(data["value"], 0) <= high
+    # discrete Laplace of scale (n - 2)/ε = 150: P(|Z| <= h) >= 0.95 first at h = 449
+    assert high - data["value"] == 449
+    buy = "--nodes 77 --epsilon 0.4 --interval-epsilon 0.1 --seed 3"
+    bought = cli("triangles", LESMIS, "--ledger", ledger, opts=buy + " --dataset d --json")
+    assert bought.code == 0, bought.err
+    data = json.loads(bought.out)
+    assert data["interval95"][0] <= data["value"] <= data["interval95"][1]
+    assert data["release"]["epsilon"] == 0.5
+    assert data["budget"]["spent"]["epsilon"] == 0.5
+    assert "(of which 0.1 for the interval)" in cli("triangles", LESMIS, opts=buy).out
+
+
+def test_smooth_with_delta(cli):
+    res = cli("triangles", LESMIS, opts="--nodes 77 --method smooth --delta 1e-6 --json --seed 1")
+    assert res.code == 0, res.err
+    release = json.loads(res.out)["release"]
+    assert release["mechanism"] == "triangle_count/smooth"
+    assert release["delta"] == 1e-6
+
+
+def test_node_count_from_the_data_warns(cli):
+    res = cli("triangles", LESMIS, "--json", "--seed", 1)
+    assert res.code == 0
+    data = json.loads(res.out)
+    assert len(data["warnings"]) == 1
+    assert data["warnings"][0].startswith("PrivacyLeakWarning: the node count n=77")
+    assert "warning: PrivacyLeakWarning" in res.err
+    assert "--nodes N" in res.err
+    quiet = cli("triangles", LESMIS, "--quiet", "--seed", 1)
+    assert "warning: PrivacyLeakWarning" in quiet.err  # warnings survive --quiet
+    assert "note:" not in quiet.err
+
+
+@pytest.mark.parametrize(
+    ("content", "extra", "needle"),
+    [
+        ("0 1\n1 2 3\n", "", "line 2: expected 2 node ids, found 3 field(s)"),
+        ("0 1\n1 x\n", "", "line 2: not an integer"),
+        ("0 1\n", "--method ladder --delta 1e-6", "applies only to method='smooth'"),
+        ("0 1\n", "--nodes 1", "edges contain node id 1 but n=1"),
+        ("0 1\n", "--epsilon nan", "expected a finite number > 0"),
+    ],
+)
+def test_bad_input_exits_2(cli, tmp_path, content, extra, needle):
+    edges = tmp_path / "edges.txt"
+    edges.write_text(content)
+    res = cli("triangles", edges, opts=extra)
+    assert res.code == 2
+    assert needle in res.err
+    assert len(res.err.strip().splitlines()) == 1, res.err
+    assert "Traceback" not in res.err
+
+
+def test_missing_file_and_missing_ledger(cli, tmp_path):
+    res = cli("triangles", tmp_path / "none.txt")
+    assert res.code == 2
+    assert "EDGES file not found" in res.err
+    res = cli("triangles", LESMIS, "--ledger", tmp_path / "l.sqlite", "--dataset", "d")
+    assert res.code == 2
+    assert "budget init" in res.err
