@@ -72,12 +72,11 @@ def _pieces_succeed(
     live = np.arange(est.size)
     while live.size:
         kk = k[live].astype(np.float64)
-        hit = bernoulli_fraction(
-            src,
-            est[live] / kk,
-            err[live] / kk,
-            lambda i, sub=live: exact(int(sub[i])) / int(k[sub[i]]),
-        )
+
+        def step(i: int, sub: np.ndarray = live) -> Fraction:
+            return exact(int(sub[i])) / int(k[sub[i]])
+
+        hit = bernoulli_fraction(src, est[live] / kk, err[live] / kk, step)
         live = live[hit]
         k[live] += 1
     return (k & 1).astype(bool)

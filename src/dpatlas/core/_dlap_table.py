@@ -52,9 +52,9 @@ def _bounds(t: int, s: int, m_tail: int):
 def _floors(t: int, s: int, m_tail: int) -> list[int | None]:
     """``floor(2**64 C_j)`` from directed-rounding decimal products (None if undecided)."""
     down, up = context(_DIGITS, ROUND_FLOOR), context(_DIGITS, ROUND_CEILING)
-    lo, hi = exp_bounds(-Fraction(s, t), _DIGITS + 5)
-    p_lo = down.divide(Decimal(lo.numerator), Decimal(lo.denominator))
-    p_hi = up.divide(Decimal(hi.numerator), Decimal(hi.denominator))
+    e_lo, e_hi = exp_bounds(-Fraction(s, t), _DIGITS + 5)
+    p_lo = down.divide(Decimal(e_lo.numerator), Decimal(e_lo.denominator))
+    p_hi = up.divide(Decimal(e_hi.numerator), Decimal(e_hi.denominator))
     one_lo, one_hi = down.add(1, p_lo), up.add(1, p_hi)
     two64 = Decimal(1 << 64)
     pm_lo, pm_hi = Decimal(1), Decimal(1)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -153,7 +153,8 @@ def clipped_mean(
         )
         meta = {**rel.metadata, "bounds": [lo, hi], "n": n, "neighbours": "replace one"}
         value = float(np.clip(rel.value / n, lo, hi))
-        return dataclasses.replace(rel, value=value, scale=rel.scale / n, metadata=meta)
+        scale = cast(float, rel.scale) / n
+        return dataclasses.replace(rel, value=value, scale=scale, metadata=meta)
     if not (isinstance(split, float) and 0.0 < split < 1.0):
         raise ValueError(f"split must be a float in (0, 1), got {split!r}")
     src = get_source(rng)

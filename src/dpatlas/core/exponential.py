@@ -65,7 +65,11 @@ def _sample_em(src: RandomSource, est: np.ndarray, exact: Any, size: int = 1) ->
     n, out = est.size, np.empty(0, dtype=np.int64)
     while out.size < size:
         prop = src.below(n, size=max(n, 64, 2 * (size - out.size))).astype(np.int64)
-        ok = bernoulli_exp_neg(src, est[prop], lambda i, p=prop: exact(int(p[i])))
+
+        def gamma(i: int, prop: np.ndarray = prop) -> Fraction:
+            return exact(int(prop[i]))
+
+        ok = bernoulli_exp_neg(src, est[prop], gamma)
         out = np.concatenate([out, prop[ok]])
     return out[:size]
 
