@@ -96,6 +96,10 @@ def _support(x: np.ndarray, pmf: Pmf, support: tuple[int, int] | None) -> np.nda
     if support is not None:
         return np.arange(support[0], support[1] + 1, dtype=np.int64)
     lo, hi = int(x.min()), int(x.max())
+    if hi - lo > _MAX_WINDOW:
+        raise ValueError(
+            f"draws span {hi - lo} integers (> 2**24): use ks_continuous, or pass support="
+        )
     pad = max(hi - lo, 16)
     while True:
         k = np.arange(lo - pad, hi + pad + 1, dtype=np.int64)

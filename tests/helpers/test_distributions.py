@@ -114,6 +114,8 @@ def test_impossible_values_fail() -> None:
 def test_bad_arguments_are_refused() -> None:
     with pytest.raises(ValueError, match=r"pmf sums to .* not 1: normalise it"):
         chisquare_discrete(np.arange(10), lambda k: np.full(k.shape, 0.5))
+    with pytest.raises(ValueError, match=r"draws span 100000000 integers \(> 2\*\*24\)"):
+        chisquare_discrete(np.array([0, 10**8]), dlap_pmf(1.0))
     with pytest.raises(ValueError, match="samples must be a 1-d integer array"):
         chisquare_discrete(np.array([0.5, 1.5]), dlap_pmf(1.0))
     with pytest.raises(ValueError, match="samples must be a 1-d array of >= 2 finite draws"):
