@@ -19,7 +19,8 @@ N = 200_000
 def test_noise_is_laplace_on_the_grid(epsilon: float, x: float, seed: int) -> None:
     rel = laplace(np.full(N, x), sensitivity=1.0, epsilon=epsilon, rng=seed)
     g = rel.metadata["grid"]
-    assert g == 2.0 ** math.floor(math.log2(1 / epsilon / N * 2.0**-20))
+    # 2**-20 * scale / N is finer than the floor 2**-32 * scale: the grid is 2**-32 * scale
+    assert g == 2.0 ** math.floor(math.log2(1 / epsilon * 2.0**-32))
     assert np.array_equal(rel.value / g, np.round(rel.value / g))
     noise = rel.value - round(x / g) * g
     assert_scale_detected(noise, lambda s: stats.laplace(0, s).cdf, 1 / epsilon, kind="cdf")
@@ -66,7 +67,10 @@ def test_interval_covers_at_the_stated_level() -> None:
     miss = np.mean((low > 0) | (high < 0))
     assert miss <= 0.1 + 5 * math.sqrt(0.09 / N)
     assert miss >= 0.1 - 5 * math.sqrt(0.09 / N)
-    assert rel.variance() == pytest.approx(2 / 0.49, rel=1e-5)
+    assert rel.variance() == pytest.approx(2 * rel.scale**2, rel=1e-12)
+    # all N coordinates may change: the rounding adds N * grid to the sensitivity
+    assert rel.scale == pytest.approx((1 + N * rel.metadata["grid"]) / 0.7, rel=2**-39)
+    assert rel.scale < 1.0001 / 0.7
 
 
 def test_privacy_map() -> None:

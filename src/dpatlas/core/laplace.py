@@ -6,7 +6,8 @@ grid instead (:mod:`dpatlas.core._grid`):
 
 1. ``g = 2**k`` is the largest power of two <= ``scale * 2**-20 / c`` (``scale = Δ/ε``, ``c``
    the number of coordinates one neighbour may change, by default all of them; never finer
-   than ``scale * 2**-40``), or <= a user ``resolution`` (at most ``scale * 2**-10``);
+   than ``scale * 2**-32``, so values up to about ``2**28 * scale`` fit the grid), or <= a user
+   ``resolution`` (at most ``scale * 2**-10``);
 2. ``n = round(x / g)`` (an integer vector);
 3. release ``g * (n + Z)`` with ``Z`` exact discrete Laplace of scale ``(Δ + c·g) / (ε·g)``
    (:func:`~dpatlas.core.discrete_laplace.sample_discrete_laplace`, rounded up to a rational).
@@ -15,11 +16,13 @@ Privacy (proof). Rounding moves each coordinate by at most ``g/2`` and a coordin
 not change rounds the same way, so for neighbours ``D, D'`` we get
 ``|n(D) - n(D')|_1 <= (|x(D) - x(D')|_1 + c·g) / g <= (Δ + c·g) / g``. The integer query ``n``
 plus discrete Laplace noise of scale ``(Δ + c·g)/(ε·g)`` is ε-DP (GRS 2009; CKS 2020), and
-multiplying by ``g`` is post-processing. The noise is inflated by a relative ``c·g/Δ``, at most
-``2**-20 / ε`` by default. It is also ``ε²/2``-zCDP (Bun & Steinke 2016, Prop. 1.4).
+multiplying by ``g`` is post-processing. The noise is inflated by a relative ``c·g/Δ``: at
+most ``2**-20 / ε`` by default, or ``c·2**-32 / ε`` when ``c > 2**12``. It is also
+``ε²/2``-zCDP (Bun & Steinke 2016, Prop. 1.4).
 
-Intervals: with ``b = scale/g >= 2**10`` grid units, ``P(|noise| > h) <= exp(-h/scale)·2/(1 + e^(-1/b))``,
-so ``h = scale · (ln(1/(1 - level)) + 2**-10)`` covers with probability >= ``level``. The
+Intervals: with ``b = scale/g >= 2**10`` grid units,
+``P(|noise| > h) <= exp(-h/scale)·2/(1 + e^(-1/b))``, so
+``h = scale · (ln(1/(1 - level)) + 2**-10)`` covers with probability >= ``level``. The
 variance is reported as ``2·scale²``, which exceeds the exact grid variance by ``g²/6``.
 """
 
@@ -120,7 +123,7 @@ def laplace(
     eps = check_epsilon(epsilon)
     c = changed_count(max_changed, x.size)
     scale = delta_f / eps
-    finest = max(scale * 2.0**-20 / c, scale * 2.0**-40)
+    finest = max(scale * 2.0**-20 / c, scale * 2.0**-32)
     g = grid_step(scale, finest, scale * 2.0**-10, resolution)
     units = to_grid(x, g)
     t, s = rational_scale((Fraction(delta_f) + c * Fraction(g)) / (Fraction(eps) * Fraction(g)))
