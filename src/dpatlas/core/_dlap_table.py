@@ -23,7 +23,7 @@ import numpy as np
 from dpatlas.core._inversion import Inversion, build_inversion, context, exp_bounds, sample_index
 from dpatlas.core.rng import RandomSource
 
-__all__ = ["MAX_TABLE_SCALE", "dlap_inversion", "sample_table"]
+__all__ = ["MAX_TABLE_SCALE", "dlap_inversion", "geometric", "sample_table"]
 
 MAX_TABLE_SCALE = 512
 _TAIL = 8 * math.log(2)
@@ -85,7 +85,8 @@ def dlap_inversion(t: int, s: int) -> tuple[Inversion, int]:
     return inv, m_tail
 
 
-def _geometric(src: RandomSource, t: int, s: int, n: int) -> np.ndarray:
+def geometric(src: RandomSource, t: int, s: int, n: int) -> np.ndarray:
+    """``n`` exact draws with ``P(G = g) = (1 - p) p**g``, ``p = exp(-s/t)`` (``t/s <= 512``)."""
     out = np.empty(n, dtype=np.int64)
     filled = 0
     while filled < n:
@@ -104,5 +105,5 @@ def sample_table(src: RandomSource, t: int, s: int, size: int) -> np.ndarray:
     if flagged.size:
         tail = flagged[np.abs(z[flagged]) == m_tail + 1]
         if tail.size:
-            z[tail] += np.sign(z[tail]) * _geometric(src, t, s, tail.size)
+            z[tail] += np.sign(z[tail]) * geometric(src, t, s, tail.size)
     return z
