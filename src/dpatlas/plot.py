@@ -56,7 +56,13 @@ def _frame(ax: Any, bounds: tuple[float, float, float, float]) -> None:
 
 
 def plot_heatmap(
-    heatmap: Any, ax: Any = None, *, outlines: Any = None, title: str | None = None, **kwargs: Any
+    heatmap: Any,
+    ax: Any = None,
+    *,
+    outlines: Any = None,
+    title: str | None = None,
+    wrap: int = 70,
+    **kwargs: Any,
 ) -> Any:
     """A private heatmap with its colour bar, public outlines and ε in the title.
 
@@ -72,6 +78,8 @@ def plot_heatmap(
         Public layers drawn on top: polygons and lines as white outlines, points as markers.
     title : str, optional
         A first title line; the privacy caption is always kept below it.
+    wrap : int, default 70
+        Width (characters) at which the caption is wrapped.
     **kwargs
         Passed to ``imshow`` (e.g. ``vmin``, ``vmax``, ``cmap``).
 
@@ -90,12 +98,13 @@ def plot_heatmap(
     >>> ax.get_title().splitlines()[0], "ε = 1" in ax.get_title()
     ('Nests', True)
     """
+    from dpatlas.spatial.plot import caption
+
     ax = heatmap.plot(ax=ax, **kwargs)
     _outline(ax, outlines, heatmap.grid.crs)
     _frame(ax, heatmap.grid.bounds)
-    if title is not None:
-        caption = ax.get_title().split("\n", 1)[-1]
-        ax.set_title(f"{title}\n{caption}", fontsize=8)
+    first = "Private heatmap" if title is None else title
+    ax.set_title(f"{first}\n{textwrap.fill(caption(heatmap), wrap)}", fontsize=8)
     return ax
 
 
@@ -104,9 +113,12 @@ def plot_heatmaps(
     titles: Sequence[str] | None = None,
     *,
     outlines: Any = None,
+    gamma: float | None = None,
     figsize: tuple[float, float] | None = None,
 ) -> Any:
     """Several private heatmaps side by side on one colour scale; returns the figure.
+
+    ``gamma`` < 1 (e.g. 0.5, a square-root scale) brings out small counts next to large ones.
 
     Examples
     --------
@@ -115,8 +127,12 @@ def plot_heatmaps(
     >>> g = sp.Grid.from_bounds((0, 0, 3_000, 2_000), cell_size=1_000, crs="EPSG:3035")
     >>> maps = [sp.heatmap((np.array([500.0]), np.array([500.0])), g, epsilon=e,
     ...                    crs="EPSG:3035", rng=0) for e in (0.5, 2.0)]
-    >>> len(plot_heatmaps(maps, ["ε = 0.5", "ε = 2"]).axes)  # two maps, two colour bars
+    >>> len(plot_heatmaps(maps, ["ε = 0.5", "ε = 2"], gamma=0.5).axes)  # maps and colour bars
     4
+    >>> plot_heatmaps(maps, ["one title"])
+    Traceback (most recent call last):
+    ...
+    ValueError: give one title per heatmap (2), got 1
     """
     import matplotlib.pyplot as plt
 
@@ -130,8 +146,13 @@ def plot_heatmaps(
     fig, axes = plt.subplots(
         1, len(heatmaps), figsize=figsize or (5.5 * len(heatmaps), 5), squeeze=False
     )
+    scale: dict[str, Any] = {"vmin": vmin, "vmax": vmax}
+    if gamma is not None:
+        from matplotlib.colors import PowerNorm
+
+        scale = {"norm": PowerNorm(gamma, vmin=max(vmin, 0.0), vmax=vmax, clip=True)}
     for ax, hm, title in zip(axes[0], heatmaps, names, strict=True):
-        plot_heatmap(hm, ax, outlines=outlines, title=title, vmin=vmin, vmax=vmax)
+        plot_heatmap(hm, ax, outlines=outlines, title=title, wrap=55, **scale)
     fig.tight_layout()
     return fig
 
@@ -207,6 +228,10 @@ def plot_privacy_utility(
     >>> ax = plot_privacy_utility([0.1, 1.0], {"ladder": [0.02, 0.002], "global": [0.7, 0.07]})
     >>> [line.get_label() for line in ax.get_lines()], ax.get_xscale(), ax.get_yscale()
     (['ladder', 'global'], 'log', 'log')
+    >>> plot_privacy_utility([0.1, 1.0], {"ladder": [0.02]})
+    Traceback (most recent call last):
+    ...
+    ValueError: errors['ladder'] must have one value per epsilon (2)
     """
     import matplotlib.pyplot as plt
 

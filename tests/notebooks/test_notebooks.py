@@ -22,6 +22,10 @@ def _kernel_or_skip() -> None:
         pytest.skip("no Jupyter kernel 'python3': install the dev extras (ipykernel) in this venv")
 
 
+def test_there_are_three_notebooks():
+    assert [p.name[:3] for p in PATHS] == ["01-", "02-", "03-"]
+
+
 @pytest.mark.parametrize("path", PATHS, ids=[p.stem for p in PATHS])
 def test_committed_without_outputs(path):
     nb = nbformat.read(path, as_version=4)
