@@ -4,7 +4,8 @@ Exponential mechanism (McSherry & Talwar 2007): pick candidate ``i`` with probab
 ``∝ exp(ε u_i / (2Δ))`` where ``Δ`` bounds how much any score can change between neighbours;
 ε-DP (Dwork & Roth 2014, Thm. 3.10). When every score moves in the same direction between
 neighbours (``monotonic=True``, e.g. counts under adding one record) ``exp(ε u_i / Δ)`` is
-ε-DP (same reference, the remark after Thm. 3.10).
+ε-DP: the normalising sum then moves in the same direction as each term, so only one of the
+two ``e^(ε/2)`` factors of the proof remains (McSherry & Talwar 2007; Dwork & Roth 2014, §3.4).
 
 Report-noisy-max adds noise to every score and reports the index of the largest:
 

@@ -5,9 +5,10 @@ k-ary (``categories=k``): report the truth with ``p = e^ε / (e^ε + k − 1)``,
 ``k − 1`` other categories uniformly (generalised RR, Kairouz, Oh & Viswanath 2014).
 
 Privacy (proof). For any report ``r`` and true values ``v, v'`` of one record,
-``P(r | v) / P(r | v') <= p / ((1 − p)/(k − 1)) = e^ε``: each response is ε-locally DP, and a
-release of all responses, each depending on its own record only, is ε-DP for adding,
-removing or changing one record. The coin game (answer truthfully on heads, answer with a
+``P(r | v) / P(r | v') <= p / ((1 − p)/(k − 1)) = e^ε``: each response is ε-locally DP, so
+the release of all responses (each depending on its own record only) is ε-DP when one
+record's value changes, and any aggregate of them (counts, :func:`estimate_frequencies`) is
+post-processing. The coin game (answer truthfully on heads, answer with a
 second coin on tails) gives ``P(yes | yes) = 3/4``, ``P(yes | no) = 1/4``: ε = ln 3.
 
 Exact sampling: ``p`` is irrational, so the "lie" event (``u < 1 − p``) is decided by
