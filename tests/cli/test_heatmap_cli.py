@@ -92,25 +92,16 @@ def test_csv_and_gbif_inputs(cli, tmp_path):
     rows = ["gbifID\tdecimalLatitude\tdecimalLongitude\trecordedBy"]
     rows += [f"{i}\t{p.y}\t{p.x}\tobserver{i % 7}" for i, p in enumerate(deaths.geometry)]
     gbif.write_text("\n".join(rows) + "\n")
-    res = cli(
-        "heatmap",
-        gbif,
-        *AREA,
-        *GRID,
-        "--epsilon",
-        "1",
-        "--individual-column",
-        "recordedBy",
-        "--max-sites",
-        "3",
-        "--out",
-        tmp_path / "b.gpkg",
-        "--json",
-    )
+    lonlat = "--extent -0.1425,51.5085,-0.1290,51.5170 --extent-crs EPSG:4326"  # west of Greenwich
+    bound = "--epsilon 1 --individual-column recordedBy --max-sites 3 --json"
+    res = cli("heatmap", gbif, *GRID, "--out", tmp_path / "b.gpkg", opts=f"{lonlat} {bound}")
     assert res.code == 0, res.err
-    facts = json.loads(res.out)["release"]
-    assert facts["max_sites_per_individual"] == "3"
-    assert facts["sensitivity"] == "3"
+    data = json.loads(res.out)
+    assert data["release"]["max_sites_per_individual"] == "3"
+    assert data["release"]["sensitivity"] == "3"
+    cells = gpd.read_file(tmp_path / "b.gpkg", layer="heatmap")
+    ny, nx = data["grid"]["shape"]
+    assert len(cells) == data["grid"]["n_released"] < nx * ny  # the box, re-projected, is tilted
 
 
 @pytest.mark.parametrize(

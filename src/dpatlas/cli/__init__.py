@@ -72,9 +72,21 @@ def _fail(args: argparse.Namespace, out: Output, code: int, message: str, err: E
     return code
 
 
+def _attach_values(argv: Sequence[str]) -> list[str]:
+    """``--extent -92,-1.5,-89,0.7`` as ``--extent=-92,...``: argparse would take the value,
+    which starts with a minus sign, for an option."""
+    out: list[str] = []
+    for arg in argv:
+        if out and out[-1] == "--extent" and arg.startswith("-") and arg[1:2].isdigit():
+            out[-1] = f"--extent={arg}"
+        else:
+            out.append(arg)
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``dpatlas`` console script; returns the exit code."""
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(_attach_values(sys.argv[1:] if argv is None else argv))
     out = Output(json=args.json, quiet=args.quiet)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -24,9 +24,9 @@ _EPILOG = """\
 examples:
   dpatlas heatmap sites.gpkg --study-area park.gpkg --cell-size 500 --crs EPSG:3035 \\
       --epsilon 0.5 --out sites-map.gpkg --ledger ledger.sqlite --dataset sites-2026
-  dpatlas heatmap occurrence.txt.gz --extent -92,-1.5,-89,1 --extent-crs EPSG:4326 \\
-      --crs EPSG:31983 --cell-size 10000 --epsilon 1 --individual-column recordedBy \\
-      --max-sites 5 --out penguins.png
+  dpatlas heatmap occurrence.txt.gz --extent -92,-1.5,-89,0.7 --extent-crs EPSG:4326 \\
+      --crs EPSG:6933 --cell-size 10000 --epsilon 1 --individual-column recordedBy \\
+      --max-sites 3 --nonnegative --out penguins.png
 
 The extent (or study area), cell size and CRS are public parameters: choose them
 without looking at the sites. Sites outside the released cells are dropped, and how
