@@ -1,0 +1,53 @@
+"""The Release of a multi-level method: cells from the leaves, the tree in the metadata."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from dpatlas.core.release import Release
+from dpatlas.spatial.grid import Grid
+from dpatlas.spatial.hierarchy import Hierarchy, to_cells
+
+__all__ = ["tree_of", "tree_release"]
+
+
+def tree_release(
+    h: Hierarchy,
+    grid: Grid,
+    *,
+    epsilon: float,
+    mechanism: str,
+    sensitivity: int,
+    seeded: bool,
+    leaf_scale: float,
+    metadata: Mapping[str, Any],
+) -> Release:
+    """A pure ε-DP release whose value is the raw leaf counts spread evenly over their cells.
+
+    The noise of a cell is a share of its leaf's noise, not one draw per cell, so the
+    release has no per-cell ``scale``; ``metadata["leaf_noise"]`` gives the leaves' discrete
+    Laplace scale and ``metadata["hierarchy"]`` the whole tree (see :func:`tree_of`).
+    """
+    return Release(
+        value=to_cells(h, h.noisy, grid),
+        epsilon=epsilon,
+        delta=0.0,
+        mechanism=mechanism,
+        sensitivity=float(sensitivity),
+        scale=None,
+        noise=None,
+        seeded=seeded,
+        rho=epsilon**2 / 2,
+        metadata={
+            "hierarchy": h.to_metadata(),
+            "leaf_noise": {"noise": "discrete_laplace", "scale": leaf_scale},
+            **metadata,
+        },
+    )
+
+
+def tree_of(release: Release) -> Hierarchy | None:
+    """The released tree of a multi-level method, or None for a one-level release."""
+    data = release.metadata.get("hierarchy")
+    return None if data is None else Hierarchy.from_metadata(data)

@@ -1,0 +1,178 @@
+"""PrivTree heatmaps (Zhang, Xiao, Xie, SIGMOD 2016): a private quadtree with no height limit.
+
+The root is the user's whole grid; a node is a block of the user's cells and splits into (up to)
+four halves by rows and columns. A node splits when its biased count plus noise exceeds the
+threshold (:mod:`~dpatlas.spatial._splitrule`): dense areas are cut down to single cells,
+sparse ones stay coarse, and the tree costs ``ε_tree`` whatever its depth. Each leaf's count is
+then released with discrete Laplace noise at ``ε - ε_tree`` and spread evenly over its released
+cells; the tree is kept (``metadata["hierarchy"]``) for region queries and post-processing.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dpatlas.core.budget import Budget
+from dpatlas.core.discrete_laplace import discrete_laplace
+from dpatlas.core.release import Release
+from dpatlas.core.rng import RandomSource
+from dpatlas.spatial._cells import cell_grid, prefix_sums, rect_sums
+from dpatlas.spatial._release import tree_release
+from dpatlas.spatial._splitrule import SplitRule, split_rule
+from dpatlas.spatial.grid import Grid
+from dpatlas.spatial.hierarchy import Hierarchy
+from dpatlas.spatial.methods import SiteCounts, register_method
+
+__all__ = ["grow_tree", "privtree", "privtree_release"]
+
+
+def _halves(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Start and end of both halves of ``[lo, hi)``; a single cell is not halved (empty 2nd)."""
+    mid = (lo + hi + 1) // 2
+    return np.stack([lo, mid]), np.stack([mid, hi])
+
+
+def grow_tree(
+    counts: np.ndarray, released: np.ndarray, rule: SplitRule, source: RandomSource
+) -> dict[str, np.ndarray]:
+    """Grow the PrivTree partition of the ``ny × nx`` grid; returns node arrays (private counts).
+
+    Level by level, every node that holds a released cell and more than one cell is tested
+    with :meth:`SplitRule.decide`; the others are leaves by a data-independent rule. A split
+    node's children are its halves by rows and by columns (a side of one cell is not halved),
+    so the fanout is 4 inside the grid and 2 or 1 along a thin side; the privacy proof does
+    not depend on the fanout (only the bias ``δ = λ ln β`` does, with ``β = 4``).
+    """
+    count_table, cell_table = prefix_sums(counts), prefix_sums(released.astype(np.int64))
+    ny, nx = counts.shape
+    keys = ("r0", "r1", "c0", "c1", "parent")
+    level = [np.array([v], dtype=np.int64) for v in (0, ny, 0, nx, -1)]
+    nodes: list[list[np.ndarray]] = []
+    first, depth = 0, 0
+    while level[0].size:
+        nodes.append(level)
+        r0, r1, c0, c1, _ = level
+        n_cells = rect_sums(cell_table, r0, r1, c0, c1)
+        test = np.flatnonzero((n_cells > 0) & ((r1 - r0 > 1) | (c1 - c0 > 1)))
+        exact = rect_sums(count_table, r0[test], r1[test], c0[test], c1[test])
+        split = test[rule.decide(exact, depth, source)]
+        (rs0, rs1), (re0, re1) = _halves(r0[split], r1[split])
+        (cs0, cs1), (ce0, ce1) = _halves(c0[split], c1[split])
+        children = [
+            np.stack(parts, axis=1).ravel()
+            for parts in (
+                (rs0, rs0, rs1, rs1),
+                (re0, re0, re1, re1),
+                (cs0, cs1, cs0, cs1),
+                (ce0, ce1, ce0, ce1),
+            )
+        ]
+        children.append(np.repeat(first + split, 4))
+        nonempty = (children[1] > children[0]) & (children[3] > children[2])
+        first += r0.size
+        level = [a[nonempty] for a in children]
+        depth += 1
+    out = {k: np.concatenate([lv[i] for lv in nodes]) for i, k in enumerate(keys)}
+    box = (out["r0"], out["r1"], out["c0"], out["c1"])
+    out["count"] = rect_sums(count_table, *box)
+    out["n_released"] = rect_sums(cell_table, *box)
+    return out
+
+
+def privtree_release(
+    data: SiteCounts,
+    grid: Grid,
+    *,
+    epsilon: float,
+    source: RandomSource,
+    budget: Budget | None,
+    tree_fraction: float = 0.5,
+) -> Release:
+    """PrivTree with ``ε_tree = tree_fraction·ε`` for the tree and the rest for the leaf counts.
+
+    Privacy (sequential composition, ``ε`` debited once, before any noise): the tree is
+    ``ε_tree``-DP for one individual (``k`` sites, or ``2k`` under replace, by group privacy;
+    proof in :mod:`~dpatlas.spatial._splitrule`); given the tree, the leaves partition the
+    released cells, so their count vector has L1 sensitivity ``k`` and discrete Laplace noise
+    of scale ``k/ε_leaf`` makes it ``ε_leaf``-DP (parallel composition). Leaves without a
+    released cell have count 0 for every dataset and get no noise. Total ``ε_tree + ε_leaf = ε``.
+    Spreading leaf counts over cells is post-processing.
+
+    Examples
+    --------
+    >>> from dpatlas.core.rng import get_source
+    >>> g = Grid.from_bounds((0, 0, 64, 64), cell_size=1, crs="EPSG:3035")
+    >>> counts = np.zeros(g.n_released, dtype=np.int64)
+    >>> counts[:64] = 500
+    >>> data = SiteCounts(counts, np.empty(0), np.empty(0), sensitivity=1)
+    >>> rel = privtree_release(data, g, epsilon=1.0, source=get_source(3), budget=None)
+    >>> rel.mechanism, rel.epsilon, rel.value.shape
+    ('heatmap/privtree', 1.0, (4096,))
+    >>> h = Hierarchy.from_metadata(rel.metadata["hierarchy"])
+    >>> int(h.depth.max()), bool(rel.value[:64].min() > 450), bool(abs(rel.value.sum() - 32_000) < 500)
+    (6, True, True)
+    """
+    if not (isinstance(tree_fraction, float) and 0.0 < tree_fraction < 1.0):
+        raise ValueError(f"tree_fraction must be a float in (0, 1), got {tree_fraction!r}")
+    eps_tree = tree_fraction * epsilon
+    eps_leaf = epsilon - eps_tree
+    rule = split_rule(eps_tree, sensitivity=data.sensitivity)
+    if budget is not None:
+        budget.spend(
+            epsilon,
+            mechanism="heatmap/privtree",
+            note=f"tree ε={eps_tree:g} (any depth), leaf counts ε={eps_leaf:g}",
+        )
+    counts = cell_grid(data.counts, grid)
+    tree = grow_tree(counts, grid.released, rule, source)
+    leaf = np.ones(tree["parent"].size, dtype=bool)
+    leaf[tree["parent"][1:]] = False
+    live = leaf & (tree["n_released"] > 0)
+    leaves = discrete_laplace(
+        tree["count"][live], sensitivity=data.sensitivity, epsilon=eps_leaf, rng=source
+    )
+    noisy = np.full(leaf.size, np.nan)
+    noisy[leaf] = 0.0
+    noisy[live] = leaves.value
+    variance = np.where(leaf, 0.0, np.inf)
+    variance[live] = leaves.variance()
+    h = Hierarchy(
+        **{k: tree[k] for k in ("r0", "r1", "c0", "c1", "parent", "n_released")},
+        noisy=noisy,
+        variance=variance,
+    )
+    metadata = {
+        "epsilon_tree": eps_tree,
+        "epsilon_leaves": eps_leaf,
+        "split": {
+            "lambda": rule.lam,
+            "delta": rule.delta,
+            "theta": 0.0,
+            "fanout": rule.fanout,
+            "lattice": rule.lattice,
+            "noise": "discrete_laplace",
+        },
+    }
+    return tree_release(
+        h,
+        grid,
+        epsilon=epsilon,
+        mechanism="heatmap/privtree",
+        sensitivity=data.sensitivity,
+        seeded=source.seeded,
+        leaf_scale=float(leaves.scale),  # type: ignore[arg-type]
+        metadata=metadata,
+    )
+
+
+@register_method("privtree")
+def privtree(
+    data: SiteCounts,
+    grid: Grid,
+    *,
+    epsilon: float,
+    source: RandomSource,
+    budget: Budget | None,
+) -> Release:
+    """``heatmap(..., method="privtree")``: :func:`privtree_release` with ``ε/2 + ε/2``."""
+    return privtree_release(data, grid, epsilon=epsilon, source=source, budget=budget)

@@ -1,0 +1,245 @@
+"""PrivTree: exact privacy of the split decisions, their sampler, the release contract, speed."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+from tests.helpers.sources import CountingSource
+
+from dpatlas.audit import audit
+from dpatlas.core import Budget, get_source
+from dpatlas.errors import BudgetExceededError
+from dpatlas.spatial import Grid, SiteCounts
+from dpatlas.spatial._splitrule import SplitRule, split_rule
+from dpatlas.spatial.hierarchy import Hierarchy, least_squares
+from dpatlas.spatial.privtree import grow_tree, privtree_release
+
+ALPHA = 1e-6
+GRID = Grid.from_bounds((0, 0, 64, 64), cell_size=1, crs="EPSG:3035")
+
+
+def path_log_ratios(rule: SplitRule, counts: np.ndarray, max_depth: int) -> np.ndarray:
+    """Exact ``log P[leaf at depth ℓ | D'] - log P[leaf at depth ℓ | D]`` for every ℓ.
+
+    ``counts[d]`` is the count of the depth-``d`` node on the path of the added site under D;
+    D' has one more site in each. The tree outside the path is identical under both, so the
+    probability of a whole tree differs only by these path factors. A node at ``max_depth``
+    (one cell) is a leaf without a decision.
+    """
+    split, stay = rule.log_probabilities(rule_biased(rule, counts))
+    split2, stay2 = rule.log_probabilities(rule_biased(rule, counts + 1))
+    above = np.r_[0.0, np.cumsum(split2 - split)]
+    ratios = above[: max_depth + 1].copy()
+    ratios[:max_depth] += (stay2 - stay)[:max_depth]
+    return ratios
+
+
+def rule_biased(rule: SplitRule, counts: np.ndarray) -> np.ndarray:
+    return np.array([rule.biased(np.array([c]), d)[0] for d, c in enumerate(counts)])
+
+
+@pytest.mark.parametrize("eps", [0.02, 0.1, 0.5, 1.0, 4.0])
+@pytest.mark.parametrize("k", [1, 2])
+def test_split_rule_parameters_and_bound(eps, k):
+    rule = split_rule(eps, sensitivity=k)
+    paper = 7 / (3 * eps / k)
+    assert rule.loss() <= eps
+    assert paper <= rule.lam <= paper * (1.035 if eps / k <= 1 else 1.25)
+    assert rule.delta >= rule.lam * math.log(4)
+    assert rule.delta <= rule.lam * math.log(4) + 2 / rule.lattice
+
+
+@pytest.mark.parametrize("eps", [0.05, 0.5, 2.0])
+def test_exact_privacy_loss_of_whole_paths_is_at_most_epsilon_tree(eps):
+    """All sites in one cell is the tight case (Y drops by exactly δ per level); also random paths."""
+    rule = split_rule(eps)
+    depth = 24
+    worst = 0.0
+    for c in np.arange(0, int(depth * rule.delta) + 10, max(1, int(rule.lam / 8))):
+        ratios = path_log_ratios(rule, np.full(depth + 1, c), depth)
+        worst = max(worst, np.abs(ratios).max())
+    gen = np.random.default_rng(0)
+    for _ in range(300):
+        counts = np.sort(gen.integers(0, int(depth * rule.delta), depth + 1))[::-1]
+        worst = max(worst, np.abs(path_log_ratios(rule, counts, depth)).max())
+    assert worst <= eps
+    assert worst > (0.8 if eps <= 0.5 else 0.5) * eps  # nearly attained: the check can fail
+
+
+def test_the_path_check_catches_a_tree_without_depth_bias():
+    rule = split_rule(0.5)
+    unbiased = SplitRule(rule.epsilon, 1, 4, rule.lattice, rule.scale, bias=0)
+    ratios = path_log_ratios(unbiased, np.full(13, 0), 12)
+    assert np.abs(ratios).max() > 2 * 0.5
+
+
+@pytest.mark.parametrize("k", [1, 3])
+def test_group_privacy_for_k_sites(k):
+    rule = split_rule(0.5, sensitivity=k)
+    counts = np.full(17, 40)
+    d_plus_k = path_log_ratios(rule, counts + k - 1, 16)  # k steps of one site each
+    total = sum(np.abs(path_log_ratios(rule, counts + j, 16)).max() for j in range(k))
+    assert np.abs(d_plus_k).max() <= total <= 0.5 + 1e-12
+
+
+@pytest.mark.parametrize("offset", [-1.0, 0.0, 0.7])
+def test_decisions_follow_the_exact_split_probability(offset):
+    """200,000 decisions at one biased count: binomial test, rejecting scales x0.7 and x1.3."""
+    rule = split_rule(0.5)
+    depth = 3
+    count = round(depth * rule.delta + offset * rule.lam)
+    n = 200_000
+    hits = int(rule.decide(np.full(n, count), depth, get_source(11)).sum())
+    p = float(np.exp(rule.log_probabilities(rule.biased(np.array([count]), depth))[0][0]))
+    assert stats.binomtest(hits, n, p).pvalue > ALPHA
+    for factor in (0.7, 1.3):
+        t, s = rule.scale
+        wrong = SplitRule(rule.epsilon, 1, 4, rule.lattice, (round(t * factor), s), rule.bias)
+        q = float(np.exp(wrong.log_probabilities(wrong.biased(np.array([count]), depth))[0][0]))
+        assert stats.binomtest(hits, n, q).pvalue < ALPHA
+
+
+def _leaf_depth(rule: SplitRule, counts: list[int]):
+    """Batched path simulation with the real sampler: depth of the leaf holding the extra site."""
+
+    def mechanism(_d, *, size, rng):
+        source = get_source(rng)
+        depth_of_leaf = np.full(size, len(counts) - 1)
+        alive = np.arange(size)
+        for d, c in enumerate(counts[:-1]):
+            split = rule.decide(np.full(alive.size, c), d, source)
+            depth_of_leaf[alive[~split]] = d
+            alive = alive[split]
+        return depth_of_leaf
+
+    return mechanism
+
+
+def test_audit_of_the_split_path_passes_and_catches_a_missing_bias():
+    rule = split_rule(1.0)
+    counts = [int(4 * rule.delta)] * 9
+    result = audit(
+        lambda d, *, size, rng: _leaf_depth(rule, d)(d, size=size, rng=rng),
+        counts,
+        [c + 1 for c in counts],
+        epsilon=1.0,
+        samples=100_000,
+        rng=3,
+    )
+    assert result.passed
+    broken = SplitRule(rule.epsilon, 1, 4, rule.lattice, rule.scale, bias=0)
+    counts = [1] * 9
+    result = audit(
+        lambda d, *, size, rng: _leaf_depth(broken, d)(d, size=size, rng=rng),
+        counts,
+        [c + 1 for c in counts],
+        epsilon=1.0,
+        samples=100_000,
+        rng=3,
+    )
+    assert not result.passed
+
+
+class SpyRule:
+    """Always split, and record how many nodes were tested at each depth."""
+
+    def __init__(self) -> None:
+        self.tested: dict[int, int] = {}
+
+    def decide(self, counts, depth, source):
+        if len(counts):
+            self.tested[depth] = self.tested.get(depth, 0) + len(counts)
+        return np.ones(len(counts), dtype=bool)
+
+
+def test_single_cells_and_empty_blocks_are_leaves_without_a_decision():
+    grid = Grid.from_bounds((0, 0, 4, 4), cell_size=1, crs="EPSG:3035")
+    released = np.ones((4, 4), dtype=bool)
+    released[:2, :2] = False  # one quadrant has no released cell
+    spy = SpyRule()
+    tree = grow_tree(np.ones((4, 4), dtype=np.int64), released, spy, get_source(0))
+    assert spy.tested == {0: 1, 1: 3}  # root, three quadrants; never a single cell
+    assert tree["parent"].size == 1 + 4 + 12
+    assert grid.n_cells == 16
+
+
+def test_a_thin_grid_halves_only_its_long_side():
+    spy = SpyRule()
+    tree = grow_tree(np.ones((1, 5), dtype=np.int64), np.ones((1, 5), bool), spy, get_source(0))
+    widths = (tree["c1"] - tree["c0"]).tolist()
+    assert widths == [5, 3, 2, 2, 1, 1, 1, 1, 1]
+    assert (tree["r1"] - tree["r0"] == 1).all()
+
+
+def _data(gen: np.random.Generator, n: int = 5_000) -> SiteCounts:
+    cells = np.minimum(gen.exponential(300, n).astype(np.int64), GRID.n_released - 1)
+    return SiteCounts(np.bincount(cells, minlength=GRID.n_released), np.empty(0), np.empty(0), 1)
+
+
+def test_release_contract_totals_tree_and_metadata():
+    data = _data(np.random.default_rng(0))
+    rel = privtree_release(data, GRID, epsilon=1.0, source=get_source(5), budget=None)
+    h = Hierarchy.from_metadata(rel.metadata["hierarchy"])
+    leaf = h.is_leaf
+    assert rel.value.sum() == pytest.approx(h.noisy[leaf].sum())
+    assert np.isnan(h.noisy[~leaf]).all()
+    assert np.isinf(h.variance[~leaf]).all()
+    assert ((h.r1 - h.r0) * (h.c1 - h.c0))[leaf].sum() == GRID.n_cells
+    assert rel.metadata["epsilon_tree"] + rel.metadata["epsilon_leaves"] == 1.0
+    assert (rel.epsilon, rel.delta, rel.seeded, rel.scale) == (1.0, 0.0, True, None)
+    assert least_squares(h)[0] == pytest.approx(h.noisy[leaf].sum())
+
+
+def test_same_seed_same_map_and_tree():
+    data = _data(np.random.default_rng(1))
+    a = privtree_release(data, GRID, epsilon=0.5, source=get_source(9), budget=None)
+    b = privtree_release(data, GRID, epsilon=0.5, source=get_source(9), budget=None)
+    np.testing.assert_array_equal(a.value, b.value)
+    for key, value in a.metadata["hierarchy"].items():
+        np.testing.assert_array_equal(value, b.metadata["hierarchy"][key])
+
+
+class WatchedBudget(Budget):
+    """Records how many random words had been drawn when each spend happened."""
+
+    def __init__(self, epsilon: float, source) -> None:
+        super().__init__(epsilon)
+        self.source, self.words_at_spend = source, []
+
+    def spend(self, *args, **kwargs):
+        self.words_at_spend.append(self.source.drawn)
+        return super().spend(*args, **kwargs)
+
+
+def test_budget_is_debited_once_in_total_before_any_noise():
+    source = CountingSource(2)
+    budget = WatchedBudget(1.0, source)
+    privtree_release(
+        _data(np.random.default_rng(2)), GRID, epsilon=0.75, source=source, budget=budget
+    )
+    assert budget.words_at_spend == [0]
+    assert len(budget.history) == 1
+    assert float(budget.history[0].epsilon) == 0.75
+    assert source.drawn > 0
+    source = CountingSource(3)
+    with pytest.raises(BudgetExceededError):
+        privtree_release(
+            _data(np.random.default_rng(2)), GRID, epsilon=0.5, source=source, budget=budget
+        )
+    assert source.drawn == 0
+    assert len(budget.history) == 1
+
+
+def test_tree_fraction_is_validated():
+    with pytest.raises(ValueError, match="tree_fraction must be a float in"):
+        privtree_release(
+            _data(np.random.default_rng(0)),
+            GRID,
+            epsilon=1.0,
+            source=get_source(0),
+            budget=None,
+            tree_fraction=1.0,
+        )
