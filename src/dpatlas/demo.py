@@ -88,7 +88,7 @@ def _heatmaps(data: Path, out: Path, budget: Budget, rng: RngLike, result: DemoR
         total = round(float(hm.estimate.sum()))
         lines.append(
             f"  {method:<9} epsilon={HEATMAP_EPSILON:g}  {hm.release.mechanism:<18} noisy total "
-            f"{total} deaths (exact {len(deaths)}, {PUBLIC_NOTE})"
+            f"{total} deaths (exact {len(deaths)})"
         )
     if len(maps) > 1:
         fig = plot_heatmaps(maps, _methods(), outlines=[streets, pumps])
@@ -160,6 +160,7 @@ def run_demo(
     >>> r = run_demo(tempfile.mkdtemp(), rng=0, echo=lambda line: None)
     >>> sorted(r.files)[-2:], r.spent["les-miserables"]
     (['triangles.json', 'triangles.txt'], 1.0)
+    >>> import shutil; shutil.rmtree(r.out_dir)
     """
     data = find_data(data_dir)
     out = Path(out_dir)
@@ -178,7 +179,8 @@ def run_demo(
         with bar.step("private triangle count of Les Misérables"):
             tri_lines = _triangles(data, out, budgets[GRAPH_DATASET], rng, result)
     result.spent = {name: b.spent.epsilon for name, b in budgets.items()}
-    echo(f"Private heatmaps of Snow's 1854 cholera deaths ({CELL_SIZE:g} m cells, {CRS}):")
+    echo(f"Private heatmaps of Snow's 1854 cholera deaths ({CELL_SIZE:g} m cells, {CRS}; exact")
+    echo(f"values {PUBLIC_NOTE}):")
     for line in map_lines:
         echo(line)
     echo("")

@@ -71,21 +71,13 @@ def plot_heatmap(
     Parameters
     ----------
     heatmap : dpatlas.spatial.Heatmap
-        The release to draw (its current estimate).
-    ax : matplotlib Axes, optional
-        Where to draw (a new figure if None).
+        The release to draw (its current estimate), on ``ax`` (a new figure if None).
     outlines : GeoSeries, GeoDataFrame or list of them, optional
         Public layers drawn on top: polygons and lines as white outlines, points as markers.
     title : str, optional
-        A first title line; the privacy caption is always kept below it.
-    wrap : int, default 70
-        Width (characters) at which the caption is wrapped.
+        A first title line; the privacy caption (wrapped at ``wrap`` characters) stays below.
     **kwargs
-        Passed to ``imshow`` (e.g. ``vmin``, ``vmax``, ``cmap``).
-
-    Returns
-    -------
-    matplotlib Axes
+        Passed to ``imshow`` (e.g. ``vmin``, ``vmax``, ``cmap``). Returns the axes.
 
     Examples
     --------
@@ -215,12 +207,7 @@ def plot_privacy_utility(
 ) -> Any:
     """Error against ε for several mechanisms, both axes logarithmic; returns the axes.
 
-    Parameters
-    ----------
-    epsilons : sequence of float
-        The ε values (x axis).
-    errors : mapping of str to sequence of float
-        One curve per mechanism, one error per ε (non-positive values are not drawn).
+    ``errors`` maps a label to one error per ε (non-positive values are not drawn).
 
     Examples
     --------
