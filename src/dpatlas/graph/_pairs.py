@@ -1,8 +1,8 @@
 """Pruned all-pairs search for the (common neighbours, c) Pareto frontier (internal).
 
 For a pair ``i != j``: ``a_ij`` common neighbours and ``c_ij = d_i + d_j - 2 x_ij``. The search
-returns ``front[a] = max{c_ij : a_ij >= a}`` for ``a = 0 .. d_max`` (``-1`` where no pair has
-``a_ij >= a``), from which the frontier, ``a_max`` and ``c_max`` follow.
+returns ``front[a] = max{c_ij : a_ij >= a}`` for ``a = 0 .. d_max + 1`` (``-1`` where no pair
+has ``a_ij >= a``), from which the frontier, ``a_max`` and ``c_max`` follow.
 
 * Level 0 (every pair, including those with no common neighbour): a scan of the top-degree
   vertices (:func:`c_max_all_pairs`).
@@ -14,7 +14,8 @@ returns ``front[a] = max{c_ij : a_ij >= a}`` for ``a = 0 .. d_max`` (``-1`` wher
   by a pair already found, so the frontier is exact), and the search stops when no ``t_i <= d_i``
   exists (every later pair is dominated). A first block gives the exact values of all pairs among
   the ``SEED_VERTICES`` top-degree vertices, which usually prunes everything else at once.
-  Memory is bounded by the block's product size.
+  The partner columns form a window of ranks, rebuilt when half of it is no longer needed.
+  Memory is bounded by the block's product size (``BLOCK_FLOPS``).
 """
 
 from __future__ import annotations
@@ -102,13 +103,13 @@ def _scan(
     return np.maximum.accumulate(levels[::-1])[::-1]
 
 
-def frontier_levels(a: sp.csr_array, deg: np.ndarray) -> np.ndarray:
-    """``front[k] = max{c_ij : a_ij >= k}`` for ``k = 0 .. d_max + 1`` (``-1`` when empty)."""
+def frontier_levels(a: sp.csr_array, deg: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """``front[k] = max{c_ij : a_ij >= k}`` for ``k = 0 .. d_max + 1`` (``-1`` when empty);
+    ``order`` lists the vertices by decreasing degree."""
     n = deg.size
     levels = np.full((int(deg.max()) if n else 0) + 2, -1, dtype=np.int64)
     if n < 2:
         return levels
-    order = np.argsort(-deg, kind="stable")
     rank = np.empty(n, dtype=np.int64)
     rank[order] = np.arange(n)
     ds = deg[order]

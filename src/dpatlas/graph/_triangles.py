@@ -23,13 +23,16 @@ BITSET_BUDGET_WORDS = 1 << 25
 EDGE_CHUNK = 8192
 
 
-def count_triangles(indptr: np.ndarray, indices: np.ndarray, deg: np.ndarray) -> int:
-    """Number of triangles of the simple graph with symmetric CSR ``(indptr, indices)``."""
+def count_triangles(
+    indptr: np.ndarray, indices: np.ndarray, deg: np.ndarray, order: np.ndarray
+) -> int:
+    """Triangles of the simple graph with symmetric CSR ``(indptr, indices)``; ``order`` lists
+    the vertices by decreasing degree."""
     n = deg.size
     if indices.size == 0:
         return 0
-    rank = np.empty(n, dtype=np.int64)
-    rank[np.argsort(-deg, kind="stable")] = np.arange(n)
+    rank = np.empty(n, dtype=indices.dtype)  # int32 when it fits: half the memory traffic
+    rank[order] = np.arange(n, dtype=indices.dtype)
     rows = np.repeat(rank, deg)
     cols = rank[indices]
     keep = cols < rows
@@ -50,8 +53,9 @@ def _hub_triangles(src: np.ndarray, dst: np.ndarray, n: int, words: int) -> int:
     src, dst = src[both], dst[both]
     total = 0
     for start in range(0, src.size, EDGE_CHUNK):
-        stop = start + EDGE_CHUNK
-        total += int(np.bitwise_count(bits[src[start:stop]] & bits[dst[start:stop]]).sum())
+        both_bits = np.take(bits, src[start : start + EDGE_CHUNK], axis=0)
+        both_bits &= np.take(bits, dst[start : start + EDGE_CHUNK], axis=0)
+        total += int(np.bitwise_count(both_bits).sum())
     return total
 
 

@@ -92,8 +92,12 @@ def triangle_count_exact(g: Any) -> int:
     return int(_cached(_graph(g), "triangles", _triangles))
 
 
+def _by_degree(g: EdgeGraph) -> np.ndarray:
+    return np.argsort(-g.degrees, kind="stable")
+
+
 def _triangles(g: EdgeGraph) -> int:
-    return count_triangles(g.indptr, g.indices, g.degrees)
+    return count_triangles(g.indptr, g.indices, g.degrees, _cached(g, "order", _by_degree))
 
 
 def wedge_count(g: Any) -> int:
@@ -132,7 +136,7 @@ def common_neighbour_stats(g: Any) -> CommonNeighbourStats:
 
 def _stats(g: EdgeGraph) -> CommonNeighbourStats:
     deg = g.degrees
-    front = _pairs.frontier_levels(g.to_scipy(), deg)
+    front = _pairs.frontier_levels(g.to_scipy(), deg, _cached(g, "order", _by_degree))
     a = np.flatnonzero((front[:-1] >= 0) & (front[:-1] > front[1:]))
     frontier = np.column_stack([a, front[a]]).astype(np.int64)
     frontier.flags.writeable = False
