@@ -163,6 +163,14 @@ def write_heatmap(hm: Any, path: Path, *, outlines: Any = None) -> Path:
     return Path(hm.to_file(path))
 
 
+def _short(number: str) -> str:
+    """A release fact ("1.3333333333333333", or a word such as "private") for a text line."""
+    try:
+        return f"{float(number):.4g}"
+    except ValueError:
+        return number
+
+
 def run(args: argparse.Namespace, out: Output) -> int:
     """Run ``dpatlas heatmap``."""
     from dpatlas.spatial import heatmap
@@ -217,8 +225,8 @@ def run(args: argparse.Namespace, out: Output) -> int:
         f"mechanism {facts['mechanism']}"
     )
     out.line(
-        f"  noise {facts['noise']} of scale {float(facts['noise_scale']):g}; "
-        f"95% interval per cell: estimate ± {facts['ci95_halfwidth']}"
+        f"  noise {facts['noise']} of scale {_short(facts['noise_scale'])}; "
+        f"95% interval per cell: estimate ± {_short(facts['ci95_halfwidth'])}"
     )
     out.line(f"  grid {grid.nx} x {grid.ny} cells of {grid.cell_size:g} m in {facts['crs']}")
     if budget is not None:
