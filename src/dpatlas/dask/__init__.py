@@ -1,0 +1,16 @@
+"""Scale out on Dask: the same exact aggregates as in memory, privacy accounting on the driver.
+
+Install with ``pip install "dpatlas[dask]"``. Workers compute exact counts from data they read
+themselves (Parquet); the driver debits the budget and draws every noise sample with the core's
+sampler, exactly as in memory. Use ``backend="dask"`` in :func:`dpatlas.spatial.heatmap` and
+:func:`dpatlas.graph.triangle_count`, or the exact (NOT private) functions here:
+
+* :func:`heatmap_counts` / :func:`site_counts`: cell counts of points (dense grids, tree-summed);
+* :func:`triangle_stats`: the :class:`~dpatlas.graph.counting.CommonNeighbourStats` of an edge
+  list, from 2-D blocks of sparse products.
+"""
+
+from dpatlas.dask._cluster import get_client
+from dpatlas.dask.spatial import heatmap_counts, site_counts
+
+__all__ = ["get_client", "heatmap_counts", "site_counts"]

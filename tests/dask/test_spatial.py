@@ -1,0 +1,136 @@
+"""Dask heatmap counts equal the in-memory ones, cell for cell, and seeded releases match."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dask.dataframe as dd
+import dask_geopandas
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import pytest
+from shapely.geometry import Polygon
+
+from dpatlas.core.rng import get_source
+from dpatlas.dask import heatmap_counts, site_counts
+from dpatlas.spatial import Grid, SiteAdjacency, bin_points
+from dpatlas.spatial.heatmap import site_counts as memory_site_counts
+from dpatlas.spatial.methods import uniform
+
+N = 100_000
+FILES = 8
+GRID = Grid.from_bounds((0, 0, 10_000, 10_000), cell_size=100, crs="EPSG:3035")
+
+
+@pytest.fixture(scope="module")
+def points() -> pd.DataFrame:
+    gen = np.random.default_rng(0)
+    x, y = gen.normal(5_000, 2_500, N), gen.normal(5_000, 2_500, N)
+    x[:10] = np.arange(10) * 100.0  # on cell edges
+    owners = gen.integers(0, N // 8, N).astype(str)
+    return pd.DataFrame({"x": x, "y": y, "who": owners})
+
+
+@pytest.fixture(scope="module")
+def folder(points: pd.DataFrame, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("points")
+    for i, start in enumerate(range(0, N, N // FILES)):
+        points.iloc[start : start + N // FILES].to_parquet(out / f"part{i}.parquet")
+    return out
+
+
+def test_plain_parquet_counts_equal_bin_points(points, folder, client) -> None:
+    counts = heatmap_counts(folder, GRID, crs="EPSG:3035", client=client)
+    assert counts.dtype == np.int64
+    assert np.array_equal(counts, bin_points(GRID, points.x.to_numpy(), points.y.to_numpy()))
+
+
+def test_masked_grid_released_counts_are_dense_and_equal(points, folder, client) -> None:
+    area = Polygon([(0, 0), (30_000, 0), (0, 30_000)])  # far beyond the points
+    grid = Grid.from_polygon(area, cell_size=250, crs="EPSG:3035")
+    adj = SiteAdjacency()
+    xy = (points.x.to_numpy(), points.y.to_numpy())
+    memory = memory_site_counts(xy, grid, adj, get_source(0), crs="EPSG:3035")
+    dask = site_counts(str(folder / "*.parquet"), grid, adj, get_source(0), client=client, crs=3035)
+    assert dask.counts.shape == (grid.n_released,)  # every released cell, empty ones too
+    assert np.array_equal(dask.counts, memory.counts)
+    assert (dask.counts == 0).any()
+    assert dask.sensitivity == memory.sensitivity == 1
+
+
+def test_contribution_bounding_keeps_the_same_sites_as_in_memory(points, folder, client) -> None:
+    adj = SiteAdjacency(max_sites_per_individual=2)
+    xy = (points.x.to_numpy(), points.y.to_numpy())
+    mem_src, dask_src = get_source(7), get_source(7)
+    owners = points.who.to_numpy()
+    memory = memory_site_counts(xy, GRID, adj, mem_src, crs="EPSG:3035", individual_column=owners)
+    dask = site_counts(
+        folder, GRID, adj, dask_src, crs="EPSG:3035", individual_column="who", client=client
+    )
+    assert np.array_equal(dask.counts, memory.counts)
+    assert int(dask.counts.sum()) < int(bin_points(GRID, *xy).sum())  # bounding dropped sites
+    assert dask.sensitivity == 2
+    assert np.array_equal(dask_src.words(3), mem_src.words(3))  # same words consumed
+
+
+def test_seeded_release_is_identical_between_backends(points, folder, client) -> None:
+    adj = SiteAdjacency(max_sites_per_individual=3)
+    xy = (points.x.to_numpy(), points.y.to_numpy())
+    owners = points.who.to_numpy()
+    releases = []
+    for data_of in (
+        lambda s: memory_site_counts(xy, GRID, adj, s, crs="EPSG:3035", individual_column=owners),
+        lambda s: site_counts(folder, GRID, adj, s, crs="EPSG:3035", individual_column="who"),
+    ):
+        source = get_source(11)
+        releases.append(uniform(data_of(source), GRID, epsilon=0.5, source=source, budget=None))
+    memory, dask = releases
+    assert np.array_equal(dask.value, memory.value)
+    assert (dask.scale, dask.epsilon, dask.seeded) == (memory.scale, memory.epsilon, True)
+
+
+def test_geoparquet_in_another_crs_and_dask_geopandas_frames(points, tmp_path, client) -> None:
+    few = points.iloc[: N // 4]
+    gdf = gpd.GeoDataFrame(few, geometry=gpd.points_from_xy(few.x, few.y), crs="EPSG:3035").to_crs(
+        "EPSG:4326"
+    )
+    for i, start in enumerate(range(0, len(gdf), len(gdf) // 3 + 1)):
+        gdf.iloc[start : start + len(gdf) // 3 + 1].to_parquet(tmp_path / f"p{i}.parquet")
+    expected = memory_site_counts(gdf, GRID, SiteAdjacency(), get_source(0)).counts
+    from_files = heatmap_counts(tmp_path, GRID, client=client).ravel()
+    frame = dask_geopandas.read_parquet(tmp_path)
+    from_frame = heatmap_counts(frame, GRID, client=client).ravel()
+    assert np.array_equal(from_files, expected)
+    assert np.array_equal(from_frame, expected)
+
+
+def test_empty_partitions_and_custom_columns(points, folder, client) -> None:
+    frame = dd.read_parquet(folder).rename(columns={"x": "east", "y": "north"})
+    few = frame[frame.east > 9_990]  # most partitions empty after the filter
+    counts = heatmap_counts(few, GRID, crs="EPSG:3035", xy=("east", "north"), client=client)
+    kept = points[points.x > 9_990]
+    assert np.array_equal(counts, bin_points(GRID, kept.x.to_numpy(), kept.y.to_numpy()))
+
+
+def test_input_errors_name_the_fix(points, folder, client) -> None:
+    with pytest.raises(TypeError, match=r"write it to Parquet"):
+        heatmap_counts(points, GRID, crs="EPSG:3035", client=client)
+    with pytest.raises(TypeError, match=r"grid must be a dpatlas\.spatial\.Grid"):
+        heatmap_counts(folder, (0, 0, 1, 1), crs="EPSG:3035", client=client)
+    with pytest.raises(TypeError, match="individual_column must be a column name"):
+        heatmap_counts(folder, GRID, crs=3035, individual_column=np.arange(N), client=client)
+    with pytest.raises(ValueError, match=r"no column\(s\) \['owner'\]"):
+        heatmap_counts(folder, GRID, crs=3035, individual_column="owner", client=client)
+    with pytest.raises(ValueError, match="sites have no CRS"):
+        heatmap_counts(folder, GRID, client=client)
+    with pytest.raises(FileNotFoundError, match="no Parquet file matches"):
+        heatmap_counts(str(folder / "nothing*.parquet"), GRID, crs=3035, client=client)
+
+
+def test_missing_owner_ids_are_refused(tmp_path, client) -> None:
+    pd.DataFrame({"x": [1.0, 2.0], "y": [1.0, 2.0], "who": ["a", None]}).to_parquet(
+        tmp_path / "p.parquet"
+    )
+    with pytest.raises(ValueError, match="individual_column has missing ids"):
+        heatmap_counts(tmp_path, GRID, crs=3035, individual_column="who", client=client)
