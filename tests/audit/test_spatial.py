@@ -1,11 +1,13 @@
 """Audits of ``dpatlas.spatial.heatmap`` on site sets that differ by one site on a cell border.
 
-The heatmap takes one release per call (exact discrete Laplace noise, ~1 ms each), so the
-default suite uses few runs; the slow test uses ten times more.
+The heatmap takes one release per call (~1 ms for the uniform grid, ~3-4 ms for the adaptive
+grid and PrivTree), so the default suite uses few runs (400 for the adaptive methods: enough to
+catch an exact or near-exact cell, ε_lb up to ~3.5); the slow tests use many more.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -25,6 +27,13 @@ def _with(x: float, y: float) -> tuple[np.ndarray, np.ndarray]:
 
 def uniform_map(sites: Any, *, rng: np.random.Generator) -> Release:
     return heatmap(sites, GRID, epsilon=1.0, crs="EPSG:3035", rng=rng).release
+
+
+def method_map(method: str) -> Callable[..., Release]:
+    def release(sites: Any, *, rng: np.random.Generator) -> Release:
+        return heatmap(sites, GRID, epsilon=1.0, method=method, crs="EPSG:3035", rng=rng).release
+
+    return release
 
 
 def test_heatmap_passes_when_the_extra_site_sits_on_a_corner_of_four_cells() -> None:
@@ -51,3 +60,18 @@ def test_heatmap_passes_with_many_runs_and_the_bound_nears_epsilon(
     assert result.passed
     assert result.epsilon_lb > 0.8
     assert result.event.projection == cell
+
+
+@pytest.mark.parametrize("method", ["adaptive", "privtree"])
+def test_adaptive_heatmaps_pass_with_a_site_on_a_corner(method: str) -> None:
+    extra = _with(1_000.0, 2_000.0)
+    result = audit(method_map(method), SITES, extra, epsilon=1.0, samples=400, rng=43)
+    assert result.passed
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method", ["adaptive", "privtree"])
+def test_adaptive_heatmaps_pass_with_many_runs(method: str) -> None:
+    extra = _with(1_000.0, 2_000.0)
+    result = audit(method_map(method), SITES, extra, epsilon=1.0, samples=5_000, rng=44)
+    assert result.passed
