@@ -46,7 +46,7 @@ def _hub_triangles(src: np.ndarray, dst: np.ndarray, n: int, words: int) -> int:
     hub = dst < 64 * words
     flat = np.zeros(n * words, dtype=np.uint64)
     one = np.left_shift(np.uint64(1), (dst[hub] & 63).astype(np.uint64))
-    np.bitwise_or.at(flat, src[hub] * words + (dst[hub] >> 6), one)
+    np.add.at(flat, src[hub] * words + (dst[hub] >> 6), one)  # distinct bits: add == or
     bits = flat.reshape(n, words)
     busy = np.asarray(bits.any(axis=1))
     both = busy[src] & busy[dst]
