@@ -20,7 +20,7 @@ from dpatlas.graph import _pairs
 
 HUB_WORDS = 16
 BITSET_BUDGET_WORDS = 1 << 25
-EDGE_CHUNK = 8192
+EDGE_CHUNK = 32768
 
 
 def count_triangles(
@@ -48,7 +48,8 @@ def _hub_triangles(src: np.ndarray, dst: np.ndarray, n: int, words: int) -> int:
     one = np.left_shift(np.uint64(1), (dst[hub] & 63).astype(np.uint64))
     np.add.at(flat, src[hub] * words + (dst[hub] >> 6), one)  # distinct bits: add == or
     bits = flat.reshape(n, words)
-    busy = np.asarray(bits.any(axis=1))
+    busy = np.zeros(n, dtype=bool)
+    busy[src[hub]] = True
     both = busy[src] & busy[dst]
     src, dst = src[both], dst[both]
     total = 0
