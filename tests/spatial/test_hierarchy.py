@@ -10,15 +10,9 @@ import pytest
 
 from dpatlas.spatial import Grid
 from dpatlas.spatial._groups import project_groups, round_groups
-from dpatlas.spatial.hierarchy import (
-    Hierarchy,
-    integer_counts,
-    leaf_of_cell,
-    least_squares,
-    nonnegative,
-    to_cells,
-)
+from dpatlas.spatial.hierarchy import Hierarchy, least_squares, query_variance
 from dpatlas.spatial.postprocess import project_simplex
+from dpatlas.spatial.treepost import integer_counts, leaf_of_cell, nonnegative, to_cells
 
 
 def random_tree(gen: np.random.Generator, *, side: int = 8, measured: float = 0.7) -> Hierarchy:
@@ -70,6 +64,34 @@ def test_least_squares_is_the_weighted_least_squares_solution_and_consistent(see
     np.testing.assert_allclose(x, brute_force_gls(h), rtol=1e-9, atol=1e-9)
     parents, sums = children_sums(h, x)
     np.testing.assert_allclose(parents, sums, rtol=1e-12, atol=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_query_variance_is_the_variance_of_the_linear_least_squares_map(seed):
+    gen = np.random.default_rng(seed)
+    h = random_tree(gen)
+    seen = np.flatnonzero(np.isfinite(h.variance))
+    base = np.where(np.isnan(h.noisy), 0.0, h.noisy)
+    columns = []
+    for j in seen:  # A[:, j] = x(y + e_j) - x(y): the map is linear
+        bumped = base.copy()
+        bumped[j] += 1.0
+        again = Hierarchy(
+            h.r0,
+            h.r1,
+            h.c0,
+            h.c1,
+            h.parent,
+            np.where(np.isnan(h.noisy), np.nan, bumped),
+            h.variance,
+            h.n_released,
+        )
+        columns.append(least_squares(again) - least_squares(h))
+    a = np.array(columns).T
+    for _ in range(5):
+        q = gen.normal(size=h.size) * (gen.random(h.size) < 0.5)
+        expected = float(((q @ a) ** 2 * h.variance[seen]).sum())
+        assert query_variance(h, q) == pytest.approx(expected, rel=1e-9)
 
 
 def test_least_squares_by_hand_two_levels():

@@ -18,13 +18,15 @@ Examples
 ((10, 10), 2.0)
 """
 
+from dpatlas.spatial import adaptive, auto, privtree  # noqa: F401  (register the methods)
 from dpatlas.spatial.adjacency import SiteAdjacency
 from dpatlas.spatial.binning import bin_points, cell_of
 from dpatlas.spatial.grid import DEFAULT_MAX_CELLS, Grid
 from dpatlas.spatial.heatmap import heatmap
+from dpatlas.spatial.hierarchy import Hierarchy
 from dpatlas.spatial.io import read_csv_points, read_gbif, read_sites
 from dpatlas.spatial.methods import METHODS, SiteCounts, register_method
-from dpatlas.spatial.postprocess import nonnegative, suppress
+from dpatlas.spatial.postprocess import consistent, nonnegative, suppress
 from dpatlas.spatial.query import RegionEstimate, region_query
 from dpatlas.spatial.resolution import estimate_n_sites, suggest_cell_size
 from dpatlas.spatial.result import Heatmap
@@ -34,11 +36,13 @@ __all__ = [
     "METHODS",
     "Grid",
     "Heatmap",
+    "Hierarchy",
     "RegionEstimate",
     "SiteAdjacency",
     "SiteCounts",
     "bin_points",
     "cell_of",
+    "consistent",
     "estimate_n_sites",
     "heatmap",
     "nonnegative",

@@ -33,7 +33,7 @@ from dpatlas.spatial.grid import Grid
 from dpatlas.spatial.hierarchy import Hierarchy
 from dpatlas.spatial.methods import SiteCounts, register_method
 
-__all__ = ["adaptive", "adaptive_release", "first_level_size"]
+__all__ = ["adaptive_release", "first_level_size"]
 
 
 def first_level_size(n_sites: float, epsilon: float, shape: tuple[int, int]) -> tuple[int, int]:
@@ -80,6 +80,7 @@ def _noisy(
     return noisy, variance, float(release.scale)  # type: ignore[arg-type]
 
 
+@register_method("adaptive")
 def adaptive_release(
     data: SiteCounts,
     grid: Grid,
@@ -169,16 +170,3 @@ def adaptive_release(
         leaf_scale=scale2,
         metadata=metadata,
     )
-
-
-@register_method("adaptive")
-def adaptive(
-    data: SiteCounts,
-    grid: Grid,
-    *,
-    epsilon: float,
-    source: RandomSource,
-    budget: Budget | None,
-) -> Release:
-    """``heatmap(..., method="adaptive")``: :func:`adaptive_release` with a noisy N (2% of ε)."""
-    return adaptive_release(data, grid, epsilon=epsilon, source=source, budget=budget)

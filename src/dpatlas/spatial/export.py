@@ -11,6 +11,8 @@ import numpy as np
 import rasterio
 import shapely
 
+from dpatlas.spatial._release import leaf_intervals, noise_of
+
 if TYPE_CHECKING:
     from dpatlas.spatial.result import Heatmap
 
@@ -32,15 +34,17 @@ def describe(heatmap: Heatmap) -> dict[str, str]:
     ('1', '3')
     """
     release, grid = heatmap.release, heatmap.grid
-    low, high = release.confidence_interval(0.95)
+    noise, scale, unit = noise_of(release)
+    h = heatmap.hierarchy
+    low, high = release.confidence_interval(0.95) if h is None else leaf_intervals(release, h, 0.95)
     return {
         "epsilon": f"{release.epsilon:g}",
         "delta": f"{release.delta:g}",
         "mechanism": release.mechanism,
-        "noise": str(release.noise),
-        "noise_scale": f"{release.scale:.17g}" if release.scale is not None else "private",
+        "noise": str(noise) if unit == "cell" else f"{noise} per leaf of a released tree",
+        "noise_scale": f"{scale:.17g}" if scale is not None else "private",
         "sensitivity": f"{release.sensitivity:g}" if release.sensitivity is not None else "",
-        "ci95_halfwidth": f"{(high - low).max(initial=0) / 2:g}",
+        "ci95_halfwidth": f"{np.nanmax(np.r_[high - low, 0]) / 2:g}",
         "seeded": str(release.seeded),
         "cell_size": f"{grid.cell_size:g}",
         "crs": grid.crs.to_string(),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any
 
@@ -12,7 +13,8 @@ from dpatlas.core.validation import check_epsilon
 from dpatlas.spatial.adjacency import SiteAdjacency
 from dpatlas.spatial.binning import bin_points
 from dpatlas.spatial.grid import Grid
-from dpatlas.spatial.methods import METHODS, SiteCounts
+from dpatlas.spatial.methods import METHODS, SiteCounts, check_options
+from dpatlas.spatial.postprocess import consistent
 from dpatlas.spatial.result import Heatmap
 from dpatlas.spatial.sites import bound_contributions, individual_ids, site_coordinates
 
@@ -63,6 +65,7 @@ def heatmap(
     *,
     epsilon: float,
     method: str = "uniform",
+    method_options: Mapping[str, Any] | None = None,
     budget: Budget | None = None,
     rng: RngLike = None,
     individual_column: Any = None,
@@ -82,8 +85,17 @@ def heatmap(
         The public grid (extent, cell size, CRS and mask all chosen by the user).
     epsilon : float
         Privacy cost of the whole map (parallel composition over disjoint cells).
-    method : {"uniform"}
-        Release method; ``"uniform"`` adds discrete Laplace noise of scale ``Δ/ε`` per cell.
+    method : {"uniform", "adaptive", "privtree", "auto"}
+        Release method. ``"uniform"`` adds discrete Laplace noise of scale ``Δ/ε`` to every
+        cell. ``"adaptive"`` (AG, :func:`~dpatlas.spatial.adaptive.adaptive_release`) and
+        ``"privtree"`` (:func:`~dpatlas.spatial.privtree.privtree_release`) release counts of
+        data-dependent blocks of cells, which is far more accurate when there are few sites per
+        cell (docs/dpbench.md); their maps are post-processed by
+        :func:`~dpatlas.spatial.postprocess.consistent`. ``"auto"`` picks by a public rule
+        (:func:`~dpatlas.spatial.auto.auto`).
+    method_options : mapping, optional
+        Keyword options of the method, e.g. ``{"tree_fraction": 0.5}`` for ``"privtree"`` or
+        ``{"n_sites": 12_000}`` (a public number of sites) for ``"adaptive"``.
     budget : Budget, optional
         Checked before any work and debited once, by ``epsilon``, before noise is drawn; an
         overspend raises :class:`~dpatlas.errors.BudgetExceededError` and spends nothing.
@@ -107,6 +119,7 @@ def heatmap(
     -------
     Heatmap
         Raw noisy counts (``release.value``), the release, the grid; post-process from there.
+        For a multi-level method ``estimate`` is already :func:`.postprocess.consistent`.
 
     Notes
     -----
@@ -130,14 +143,13 @@ def heatmap(
     ((3, 4), 1.0, 'heatmap/uniform', True)
     """
     eps = check_epsilon(epsilon)
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {sorted(METHODS)}, got {method!r}")
+    options = check_options(method, method_options)
     adj = _adjacency(adjacency, max_sites_per_individual)
     if budget is not None:
         budget.check(eps)
     source = get_source(rng)
     data = site_counts(sites, grid, adj, source, crs=crs, individual_column=individual_column)
-    release = METHODS[method](data, grid, epsilon=eps, source=source, budget=budget)
+    release = METHODS[method](data, grid, epsilon=eps, source=source, budget=budget, **options)
     metadata = {
         **release.metadata,
         "method": method,
@@ -154,4 +166,4 @@ def heatmap(
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
     release = dataclasses.replace(release, metadata=metadata)
-    return Heatmap(grid=grid, release=release)
+    return consistent(Heatmap(grid=grid, release=release))

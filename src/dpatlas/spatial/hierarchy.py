@@ -12,23 +12,20 @@ variances) and never the sites.
 * :func:`least_squares`: the weighted least-squares (BLUE) counts that are consistent
   (every parent equals the sum of its children), in two linear passes (Hay, Rastogi, Miklau,
   Suciu 2010, with per-node variances).
-* :func:`nonnegative`: non-negative, still consistent, preserving the root total.
-* :func:`integer_counts`: integers, still consistent, preserving the rounded root total.
-* :func:`to_cells`: leaf values spread over the released cells of each leaf.
+* :func:`query_variance`: the exact noise variance of any linear query of those counts.
+
+Non-negative and integer counts, and cell values, are in :mod:`~dpatlas.spatial.treepost`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from dpatlas.spatial._groups import project_groups, round_groups
-from dpatlas.spatial.grid import Grid
-
-__all__ = ["Hierarchy", "integer_counts", "least_squares", "nonnegative", "to_cells"]
+__all__ = ["Hierarchy", "least_squares", "query_variance"]
 
 
 def _frozen(values: Any, dtype: Any) -> np.ndarray:
@@ -129,6 +126,44 @@ class Hierarchy:
         return cls(**values)
 
 
+class _Passes(NamedTuple):
+    """The linear maps of the two passes: ``z = a·y + b·S`` up, ``x_c = z_c + g_c·(x_p - S_p)`` down."""
+
+    levels: list[np.ndarray]
+    a: np.ndarray
+    b: np.ndarray
+    g: np.ndarray
+    z: np.ndarray
+    child_sum: np.ndarray
+
+
+def _passes(h: Hierarchy) -> _Passes:
+    y = np.where(np.isnan(h.noisy), 0.0, h.noisy)
+    v = h.variance
+    a, b, w, z = (np.zeros(h.size) for _ in range(4))
+    child_sum, child_var = np.zeros(h.size), np.zeros(h.size)
+    leaf = h.is_leaf
+    levels = h.levels()
+    for idx in reversed(levels):
+        own_v, big_w = v[idx], child_var[idx]
+        own_only = leaf[idx] | ((own_v == 0) & (big_w > 0))
+        sum_only = ~own_only & (np.isinf(own_v) | (big_w == 0))
+        mixed = ~own_only & ~sum_only
+        with np.errstate(divide="ignore", invalid="ignore"):
+            pooled = 1.0 / (1.0 / own_v + 1.0 / big_w)
+            a[idx] = np.where(own_only, 1.0, np.where(mixed, pooled / own_v, 0.0))
+            b[idx] = np.where(sum_only, 1.0, np.where(mixed, pooled / big_w, 0.0))
+        w[idx] = np.where(own_only, own_v, np.where(mixed, pooled, big_w))
+        z[idx] = a[idx] * y[idx] + b[idx] * child_sum[idx]
+        if idx[0] != 0:
+            np.add.at(child_sum, h.parent[idx], z[idx])
+            np.add.at(child_var, h.parent[idx], w[idx])
+    parent_var = child_var[np.maximum(h.parent, 0)]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        g = np.where(parent_var > 0, w / parent_var, 0.0)
+    return _Passes(levels, a, b, g, z, child_sum)
+
+
 def least_squares(h: Hierarchy) -> np.ndarray:
     """Consistent node counts of least weighted squared error (the BLUE under independent noise).
 
@@ -140,98 +175,43 @@ def least_squares(h: Hierarchy) -> np.ndarray:
     two-pass algorithm with per-node variances; with equal variances it is theirs exactly.
     Exact nodes (variance 0) keep their value and take no correction.
     """
-    y = np.where(np.isnan(h.noisy), 0.0, h.noisy)
-    v = h.variance
-    z, w = np.zeros(h.size), np.zeros(h.size)
-    child_sum, child_var = np.zeros(h.size), np.zeros(h.size)
-    leaf = h.is_leaf
-    levels = h.levels()
-    for idx in reversed(levels):
-        own_y, own_v, s, big_w = y[idx], v[idx], child_sum[idx], child_var[idx]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            pooled_w = 1.0 / (1.0 / own_v + 1.0 / big_w)
-            pooled_z = pooled_w * (own_y / own_v + s / big_w)
-        zi = np.where(np.isinf(own_v), s, np.where(own_v == 0, own_y, pooled_z))
-        wi = np.where(np.isinf(own_v), big_w, np.where(own_v == 0, 0.0, pooled_w))
-        exact_children = ~leaf[idx] & (big_w == 0)
-        zi = np.where(exact_children, s, zi)
-        wi = np.where(exact_children, 0.0, wi)
-        z[idx] = np.where(leaf[idx], own_y, zi)
-        w[idx] = np.where(leaf[idx], own_v, wi)
-        if idx[0] != 0:
-            np.add.at(child_sum, h.parent[idx], z[idx])
-            np.add.at(child_var, h.parent[idx], w[idx])
-    x = z.copy()
-    for idx in levels[1:]:
+    passes = _passes(h)
+    x = passes.z.copy()
+    for idx in passes.levels[1:]:
         p = h.parent[idx]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            share = np.where(child_var[p] > 0, w[idx] / child_var[p], 0.0)
-        x[idx] = z[idx] + share * (x[p] - child_sum[p])
+        x[idx] += passes.g[idx] * (x[p] - passes.child_sum[p])
     return x
 
 
-def _top_down(
-    h: Hierarchy, values: np.ndarray, root: float, step: Any, dtype: Any = np.float64
-) -> np.ndarray:
-    """Apply ``step(children values, group ids, parent targets)`` level by level from the root."""
-    out = np.zeros(h.size, dtype=dtype)
-    out[0] = root
-    for idx in h.levels()[1:]:
-        live = idx[h.n_released[idx] > 0]
-        parents, group = np.unique(h.parent[live], return_inverse=True)
-        out[live] = step(values[live], group, out[parents])
-    return out
+def query_variance(h: Hierarchy, weights: np.ndarray) -> float:
+    """Exact noise variance of ``Σ_i weights[i]·x_i``, ``x`` the :func:`least_squares` counts.
 
+    The least-squares counts are linear in the noisy values, ``x = A·y``, so the query is
+    ``(Aᵀq)·y`` with variance ``Σ_j (Aᵀq)_j² v_j``. ``Aᵀq`` is computed by running the two
+    passes backwards (reverse-mode differentiation of a linear map), in time linear in the
+    tree. Public: it depends on the tree and the noise variances only.
 
-def nonnegative(h: Hierarchy, values: np.ndarray) -> np.ndarray:
-    """Non-negative consistent counts with the root total of ``values`` (0 if negative).
-
-    Top-down: the root keeps ``max(total, 0)``; the children of each node are projected by
-    least squares onto the non-negative vectors that sum to the node's new value
-    (:func:`~dpatlas.spatial._groups.project_groups`). So every node total is preserved when
-    it can be (it is non-negative and its parent's was preserved) and a negative count is
-    absorbed by its siblings, close to where it arose, rather than across the map. Plain
-    clamping at 0 would instead inflate the total (BENCHMARKS.md: +20% at N = 10⁴, ε = 1).
+    Examples
+    --------
+    >>> h = Hierarchy(r0=[0, 0, 0], r1=[1, 1, 1], c0=[0, 0, 1], c1=[2, 1, 2], parent=[-1, 0, 0],
+    ...               noisy=[10.0, 4.0, 4.0], variance=[2.0, 2.0, 2.0], n_released=[2, 1, 1])
+    >>> [round(query_variance(h, np.array(q)), 4) for q in ([1.0, 0, 0], [0, 1.0, 0], [0, 1.0, 1.0])]
+    [1.3333, 1.3333, 1.3333]
     """
-    values = np.asarray(values, dtype=np.float64)
-    return _top_down(h, values, max(float(values[0]), 0.0), project_groups)
-
-
-def integer_counts(h: Hierarchy, values: np.ndarray) -> np.ndarray:
-    """Non-negative consistent integers from non-negative consistent ``values``.
-
-    The root is rounded to the nearest integer; top-down, each node's children are floored
-    and the shortfall goes to the largest remainders, so parents still equal the sum of their
-    children and the total is the rounded total.
-    """
-    values = np.asarray(values, dtype=np.float64)
-    root = int(np.floor(max(float(values[0]), 0.0) + 0.5))
-    return _top_down(h, values, root, round_groups, np.int64)
-
-
-def leaf_of_cell(h: Hierarchy, shape: tuple[int, int]) -> np.ndarray:
-    """``ny × nx`` index of the leaf holding each cell (the leaves tile the grid)."""
-    leaves = np.flatnonzero(h.is_leaf)
-    ids = leaves + 1
-    marks = np.zeros((shape[0] + 1, shape[1] + 1), dtype=np.int64)
-    np.add.at(marks, (h.r0[leaves], h.c0[leaves]), ids)
-    np.add.at(marks, (h.r0[leaves], h.c1[leaves]), -ids)
-    np.add.at(marks, (h.r1[leaves], h.c0[leaves]), -ids)
-    np.add.at(marks, (h.r1[leaves], h.c1[leaves]), ids)
-    return marks.cumsum(axis=0).cumsum(axis=1)[: shape[0], : shape[1]] - 1
-
-
-def to_cells(h: Hierarchy, values: np.ndarray, grid: Grid, *, integer: bool = False) -> np.ndarray:
-    """Per-released-cell values (row-major over ``grid.released``): leaf values spread evenly.
-
-    A leaf's value is divided equally among its released cells, the usual uniformity
-    assumption inside a leaf. With ``integer=True`` (``values`` non-negative integers) each
-    leaf's count is split into integers by largest remainders, so the cells still sum to it.
-    """
-    leaf = leaf_of_cell(h, grid.shape)[grid.released]
-    values = np.asarray(values)
-    share = values[leaf] / np.maximum(h.n_released[leaf], 1)
-    if not integer:
-        return share
-    leaves, group = np.unique(leaf, return_inverse=True)
-    return round_groups(share, group, values[leaves].astype(np.int64))
+    passes = _passes(h)
+    x_bar = np.asarray(weights, dtype=np.float64).copy()
+    z_bar, s_bar = np.zeros(h.size), np.zeros(h.size)
+    for idx in reversed(passes.levels[1:]):
+        p, share = h.parent[idx], passes.g[idx] * x_bar[idx]
+        z_bar[idx] += x_bar[idx]
+        np.add.at(x_bar, p, share)
+        np.add.at(s_bar, p, -share)
+    z_bar[0] += x_bar[0]
+    y_bar = np.zeros(h.size)
+    for idx in passes.levels:
+        if idx[0] != 0:
+            z_bar[idx] += s_bar[h.parent[idx]]
+        y_bar[idx] = passes.a[idx] * z_bar[idx]
+        s_bar[idx] += passes.b[idx] * z_bar[idx]
+    seen = np.isfinite(h.variance)
+    return float((y_bar[seen] ** 2 * h.variance[seen]).sum())

@@ -11,9 +11,10 @@ their levels in the release's ``metadata``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import inspect
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -23,7 +24,7 @@ from dpatlas.core.release import Release
 from dpatlas.core.rng import RandomSource
 from dpatlas.spatial.grid import Grid
 
-__all__ = ["METHODS", "Method", "SiteCounts", "register_method", "uniform"]
+__all__ = ["METHODS", "Method", "SiteCounts", "check_options", "register_method", "uniform"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -77,6 +78,34 @@ def register_method(name: str) -> Callable[[Method], Method]:
         return fn
 
     return add
+
+
+def check_options(method: str, options: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Validate ``method`` and its keyword ``options`` before any work; return the options.
+
+    Examples
+    --------
+    >>> check_options("uniform", None)
+    {}
+    >>> check_options("uniform", {"n_sites": 10})
+    Traceback (most recent call last):
+    ...
+    TypeError: method 'uniform' has no option 'n_sites'; its options are: none
+    """
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {sorted(METHODS)}, got {method!r}")
+    if options is not None and not isinstance(options, Mapping):
+        raise TypeError(f"method_options must be a mapping of keyword options, got {options!r}")
+    params = inspect.signature(METHODS[method]).parameters
+    fixed = ("epsilon", "source", "budget")
+    accepted = [n for n, p in params.items() if p.kind is p.KEYWORD_ONLY and n not in fixed]
+    for name in options or {}:
+        if name not in accepted:
+            raise TypeError(
+                f"method {method!r} has no option {name!r}; its options are: "
+                f"{', '.join(accepted) or 'none'}"
+            )
+    return dict(options or {})
 
 
 @register_method("uniform")

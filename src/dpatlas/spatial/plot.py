@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from dpatlas.spatial._release import noise_of
+
 if TYPE_CHECKING:
     from dpatlas.spatial.result import Heatmap
 
@@ -25,11 +27,13 @@ def caption(heatmap: Heatmap) -> str:
     ε = 0.5 (whole map), heatmap/uniform, discrete_laplace noise of scale 2, 1 m cells, EPSG:3035 [seeded: not secret]
     """
     release = heatmap.release
-    scale = f" of scale {release.scale:.3g}" if release.scale is not None else ""
+    noise, value, unit = noise_of(release)
+    scale = f" of scale {value:.3g}" if value is not None else ""
+    scale += " per leaf" if unit == "leaf" else ""
     steps = f"; {', '.join(heatmap.steps)}" if heatmap.steps else ""
     seeded = " [seeded: not secret]" if release.seeded else ""
     return (
-        f"ε = {release.epsilon:g} (whole map), {release.mechanism}, {release.noise} noise{scale}, "
+        f"ε = {release.epsilon:g} (whole map), {release.mechanism}, {noise} noise{scale}, "
         f"{heatmap.grid.cell_size:g} m cells, {heatmap.grid.crs.to_string()}{steps}{seeded}"
     )
 

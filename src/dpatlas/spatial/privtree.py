@@ -23,7 +23,7 @@ from dpatlas.spatial.grid import Grid
 from dpatlas.spatial.hierarchy import Hierarchy
 from dpatlas.spatial.methods import SiteCounts, register_method
 
-__all__ = ["grow_tree", "privtree", "privtree_release"]
+__all__ = ["grow_tree", "privtree_release"]
 
 
 def _halves(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -79,6 +79,7 @@ def grow_tree(
     return out
 
 
+@register_method("privtree")
 def privtree_release(
     data: SiteCounts,
     grid: Grid,
@@ -163,16 +164,3 @@ def privtree_release(
         leaf_scale=float(leaves.scale),  # type: ignore[arg-type]
         metadata=metadata,
     )
-
-
-@register_method("privtree")
-def privtree(
-    data: SiteCounts,
-    grid: Grid,
-    *,
-    epsilon: float,
-    source: RandomSource,
-    budget: Budget | None,
-) -> Release:
-    """``heatmap(..., method="privtree")``: :func:`privtree_release` with ``ε/2 + ε/2``."""
-    return privtree_release(data, grid, epsilon=epsilon, source=source, budget=budget)

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from dpatlas.spatial._mask import cell_coverage, study_area_geometry
+from dpatlas.spatial.hierarchy import Hierarchy, least_squares, query_variance
+from dpatlas.spatial.treepost import leaf_of_cell
 
 if TYPE_CHECKING:
     from dpatlas.spatial.result import Heatmap
@@ -86,6 +88,16 @@ def _weights(heatmap: Heatmap, polygon: Any) -> tuple[np.ndarray, np.ndarray]:
     return flat, weight[released]
 
 
+def _tree_sum(
+    heatmap: Heatmap, h: Hierarchy, positions: np.ndarray, weights: np.ndarray
+) -> tuple[float, float]:
+    """Estimate and exact noise variance from the least-squares counts of a released tree."""
+    grid = heatmap.grid
+    leaf = leaf_of_cell(h, grid.shape)[grid.released][positions]
+    q = np.bincount(leaf, weights=weights / np.maximum(h.n_released[leaf], 1), minlength=h.size)
+    return float(q @ least_squares(h)), query_variance(h, q)
+
+
 def region_query(heatmap: Heatmap, polygon: Any, *, level: float = 0.95) -> RegionEstimate:
     """Estimate the number of sites inside ``polygon`` from the released counts.
 
@@ -95,6 +107,13 @@ def region_query(heatmap: Heatmap, polygon: Any, *, level: float = 0.95) -> Regi
     interval. The noises are independent, so the variance is ``Σ w_i² Var(Z)``. The interval is
     exact when every overlapped cell is whole (``w_i = 1``), else a normal approximation with
     that exact variance; its lower end is clipped at 0. Cells outside the release count 0.
+
+    For a multi-level release (``adaptive``, ``privtree``) the counts are the least-squares
+    counts of the tree's leaves (which use every level), spread evenly over each leaf's
+    released cells, and the variance is exact for that linear estimate
+    (:func:`~dpatlas.spatial.hierarchy.query_variance`); the interval is normal. A region made
+    of whole leaves is thus answered from the hierarchy; the smoothed map in ``estimate``
+    agrees with it on whole leaves.
 
     ``polygon`` is a shapely (Multi)Polygon in the grid CRS or a GeoSeries with a CRS.
 
@@ -114,12 +133,16 @@ def region_query(heatmap: Heatmap, polygon: Any, *, level: float = 0.95) -> Regi
     geometry = study_area_geometry(polygon, heatmap.grid.crs)
     positions, weights = _weights(heatmap, geometry)
     release = heatmap.release
-    raw = np.asarray(release.value, dtype=np.float64)[positions]
-    estimate = float(weights @ raw)
-    variance = float((weights**2).sum() * release.variance())
+    h = heatmap.hierarchy
+    if h is not None:
+        estimate, variance = _tree_sum(heatmap, h, positions, weights)
+    else:
+        raw = np.asarray(release.value, dtype=np.float64)[positions]
+        estimate = float(weights @ raw)
+        variance = float((weights**2).sum() * release.variance())
     halfwidth, kind = None, "normal"
     whole = bool(np.all(weights == 1.0))
-    if whole and release.noise == "discrete_laplace" and release.scale is not None:
+    if whole and h is None and release.noise == "discrete_laplace" and release.scale is not None:
         halfwidth = (
             sum_halfwidth(float(release.scale), len(weights), level) if len(weights) else 0.0
         )

@@ -11,7 +11,10 @@ from typing import Any
 import numpy as np
 
 from dpatlas.core.release import Release
+from dpatlas.spatial._release import leaf_intervals, tree_of
 from dpatlas.spatial.grid import Grid
+from dpatlas.spatial.hierarchy import Hierarchy
+from dpatlas.spatial.treepost import leaf_of_cell
 
 __all__ = ["Heatmap"]
 
@@ -98,15 +101,29 @@ class Heatmap:
         """Privacy cost of the map (the whole map, by parallel composition)."""
         return self.release.epsilon
 
+    @property
+    def hierarchy(self) -> Hierarchy | None:
+        """The released tree of a multi-level method (``adaptive``, ``privtree``), else None."""
+        return tree_of(self.release)
+
     def confidence_interval(self, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
         """Per-cell interval from the raw release and its noise, lower end clipped at 0.
 
         Each interval holds the cell's exact count with probability >= ``level`` (separately,
         not jointly). It is computed from the raw counts, so it stays valid whatever
         post-processing produced :attr:`estimate`; counts are never negative, hence the clip.
+        For a multi-level release a cell has no count of its own: its interval is its leaf's
+        interval shared evenly among the leaf's released cells, which holds for that share of
+        the leaf's count (the evenness itself is an assumption, not covered).
         """
-        low, high = self.release.confidence_interval(level)
-        return np.maximum(low, 0), high
+        h = self.hierarchy
+        if h is None:
+            low, high = self.release.confidence_interval(level)
+            return np.maximum(low, 0), high
+        low, high = leaf_intervals(self.release, h, level)
+        leaf = leaf_of_cell(h, self.grid.shape)[self.grid.released]
+        cells = np.maximum(h.n_released[leaf], 1)
+        return np.maximum(low[leaf], 0) / cells, high[leaf] / cells
 
     def replace(self, **changes: Any) -> Heatmap:
         """A copy with some fields changed (post-processing uses it)."""

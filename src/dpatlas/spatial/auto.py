@@ -1,0 +1,84 @@
+"""``method="auto"``: pick the release method from public inputs only.
+
+The rule comes from the DPBench measurements in ``docs/dpbench.md``: PrivTree (with the
+smoothed, consistent post-processing) beats the uniform grid and the adaptive grid on every
+256×256 DPBench setting (N = 10⁴ and 10⁶, ε = 0.1 and 1), while on very coarse grids the
+uniform grid wins because every cell gets all of ε and there is nothing to adapt to:
+
+* ``"uniform"`` when the grid has at most 16 released cells, or when the user gives a public
+  number of sites ``n_sites`` and ``n_sites·ε / cells >= 50`` (dense cells: per-cell noise is
+  small next to the counts, so splitting ε between a tree and its counts does not pay);
+* ``"privtree"`` otherwise.
+
+Privacy: the choice reads only public inputs (the grid, ε, a public ``n_sites``), so the release
+is exactly the chosen method's release and costs what it costs (ε, debited once). A user
+without a public N can buy one with :func:`~dpatlas.spatial.resolution.estimate_n_sites`
+(sequential composition) and pass its noisy value.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from dpatlas.core.budget import Budget
+from dpatlas.core.release import Release
+from dpatlas.core.rng import RandomSource
+from dpatlas.spatial.grid import Grid
+from dpatlas.spatial.methods import METHODS, SiteCounts, register_method
+
+__all__ = ["auto", "choose_method"]
+
+MAX_UNIFORM_CELLS = 16
+DENSE_SITES_EPSILON_PER_CELL = 50.0
+
+
+def choose_method(grid: Grid, epsilon: float, n_sites: float | None = None) -> str:
+    """The method ``"auto"`` uses for this public grid, ε and (optional) public N.
+
+    Examples
+    --------
+    >>> g = Grid.from_bounds((0, 0, 256, 256), cell_size=1, crs="EPSG:3035")
+    >>> choose_method(g, 1.0), choose_method(g, 1.0, n_sites=10**7)
+    ('privtree', 'uniform')
+    >>> choose_method(Grid.from_bounds((0, 0, 4, 4), cell_size=1, crs="EPSG:3035"), 0.1)
+    'uniform'
+    """
+    cells = grid.n_released
+    if cells <= MAX_UNIFORM_CELLS:
+        return "uniform"
+    if n_sites is not None and n_sites * epsilon / cells >= DENSE_SITES_EPSILON_PER_CELL:
+        return "uniform"
+    return "privtree"
+
+
+@register_method("auto")
+def auto(
+    data: SiteCounts,
+    grid: Grid,
+    *,
+    epsilon: float,
+    source: RandomSource,
+    budget: Budget | None,
+    n_sites: float | None = None,
+) -> Release:
+    """Release with :func:`choose_method`'s method; ``metadata["auto_choice"]`` records it.
+
+    ``n_sites`` is a public number of sites (or a noisy one bought separately); it is never
+    taken from ``data``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpatlas.core.rng import get_source
+    >>> g = Grid.from_bounds((0, 0, 64, 64), cell_size=1, crs="EPSG:3035")
+    >>> data = SiteCounts(np.ones(4096, dtype=np.int64), np.empty(0), np.empty(0), 1)
+    >>> rel = auto(data, g, epsilon=1.0, source=get_source(0), budget=None)
+    >>> rel.mechanism, rel.metadata["auto_choice"]
+    ('heatmap/privtree', 'privtree')
+    """
+    if n_sites is not None and not (isinstance(n_sites, (int, float)) and n_sites >= 0):
+        raise ValueError(f"n_sites must be a public number >= 0 or None, got {n_sites!r}")
+    choice = choose_method(grid, epsilon, n_sites)
+    release = METHODS[choice](data, grid, epsilon=epsilon, source=source, budget=budget)
+    metadata = {**release.metadata, "auto_choice": choice}
+    return dataclasses.replace(release, metadata=metadata)

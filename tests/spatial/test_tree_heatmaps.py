@@ -1,0 +1,184 @@
+"""Multi-level methods through the public API: heatmap(), Heatmap, queries, exports, options."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from shapely.geometry import box
+
+import dpatlas.spatial as sp
+from dpatlas.core import Budget
+from dpatlas.spatial.auto import choose_method
+from dpatlas.spatial.export import describe
+from dpatlas.spatial.hierarchy import least_squares, query_variance
+from dpatlas.spatial.plot import caption
+from dpatlas.spatial.smoothing import pycnophylactic
+from dpatlas.spatial.treepost import leaf_of_cell, to_cells
+from dpatlas.spatial.treepost import nonnegative as tree_nonnegative
+
+CRS = "EPSG:3035"
+GRID = sp.Grid.from_bounds((0, 0, 64, 64), cell_size=1, crs=CRS)
+
+
+def _sites(n: int = 3_000, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    gen = np.random.default_rng(seed)
+    x = np.clip(gen.normal(16, 5, n), 0, 63.9)
+    y = np.clip(gen.normal(48, 5, n), 0, 63.9)
+    return x, y
+
+
+@pytest.mark.parametrize("method", ["privtree", "adaptive"])
+def test_tree_heatmaps_are_consistent_non_negative_and_keep_the_total(method):
+    hm = sp.heatmap(_sites(), GRID, epsilon=1.0, method=method, crs=CRS, rng=1)
+    h = hm.hierarchy
+    assert h is not None
+    assert hm.steps == ("least_squares", "nonnegative", "pycnophylactic")
+    assert (hm.estimate >= 0).all()
+    total = max(least_squares(h)[0], 0.0)
+    assert hm.estimate.sum() == pytest.approx(total, rel=1e-9)
+    even = sp.consistent(hm.replace(estimate=None, steps=()), smooth=False)
+    np.testing.assert_allclose(
+        even.estimate, to_cells(h, tree_nonnegative(h, least_squares(h)), GRID)
+    )
+    assert np.abs(hm.estimate.sum() - 3_000) < 100
+    assert sp.heatmap(_sites(), GRID, epsilon=1.0, crs=CRS, rng=1).hierarchy is None
+
+
+def test_leaf_share_intervals_and_descriptions():
+    hm = sp.heatmap(_sites(), GRID, epsilon=1.0, method="privtree", crs=CRS, rng=2)
+    h = hm.hierarchy
+    low, high = hm.confidence_interval(0.95)
+    leaf_scale = hm.release.metadata["leaf_noise"]["scale"]
+    leaf = np.flatnonzero(h.is_leaf & (h.n_released > 1))[0]
+    cells = (np.arange(64)[:, None] * 64 + np.arange(64)[None, :])[
+        h.r0[leaf] : h.r1[leaf], h.c0[leaf] : h.c1[leaf]
+    ].ravel()
+    y, n = h.noisy[leaf], h.n_released[leaf]
+    np.testing.assert_allclose(high[cells], (y + 6) / n)  # halfwidth 6 at scale 2, level 0.95
+    np.testing.assert_allclose(low[cells], max(y - 6, 0) / n)
+    assert (low >= 0).all()
+    assert (high >= low).all()
+    facts = describe(hm)
+    assert facts["noise"] == "discrete_laplace per leaf of a released tree"
+    assert float(facts["noise_scale"]) == leaf_scale == 2.0
+    assert "per leaf" in caption(hm)
+    gdf = hm.to_geodataframe()
+    assert len(gdf) == GRID.n_released
+
+
+def test_region_queries_use_the_least_squares_tree_with_exact_variance():
+    hm = sp.heatmap(_sites(), GRID, epsilon=0.5, method="adaptive", crs=CRS, rng=3)
+    h = hm.hierarchy
+    blocks = np.flatnonzero(h.depth == 1)
+    i = blocks[0]
+    region = box(h.c0[i], 64 - h.r1[i], h.c1[i], 64 - h.r0[i])  # one whole level-1 block
+    q = hm.query(region)
+    weights = np.zeros(h.size)
+    children = np.flatnonzero(h.parent == i)
+    weights[children] = 1.0
+    assert q.estimate == pytest.approx(least_squares(h)[children].sum())
+    assert q.variance == pytest.approx(query_variance(h, weights))
+    assert q.variance < h.variance[children].sum()  # the hierarchy helps
+    assert q.interval == "normal"
+    assert q.n_cells == (h.r1[i] - h.r0[i]) * (h.c1[i] - h.c0[i])
+
+
+def test_method_options_reach_the_method_and_unknown_ones_are_refused():
+    budget = Budget(1.0)
+    hm = sp.heatmap(
+        _sites(),
+        GRID,
+        epsilon=0.4,
+        method="privtree",
+        method_options={"tree_fraction": 0.25},
+        crs=CRS,
+        rng=4,
+        budget=budget,
+    )
+    assert hm.release.metadata["epsilon_tree"] == pytest.approx(0.1)
+    assert len(budget.history) == 1
+    assert budget.remaining.epsilon == pytest.approx(0.6)
+    hm = sp.heatmap(
+        _sites(),
+        GRID,
+        epsilon=0.4,
+        method="adaptive",
+        method_options={"n_sites": 3_000},
+        crs=CRS,
+        rng=4,
+    )
+    assert hm.release.metadata["n_sites_public"]
+    with pytest.raises(TypeError, match="method 'privtree' has no option 'n_sites'; its options"):
+        sp.heatmap(
+            _sites(),
+            GRID,
+            epsilon=1,
+            method="privtree",
+            method_options={"n_sites": 3},
+            crs=CRS,
+            budget=budget,
+        )
+    with pytest.raises(TypeError, match="method_options must be a mapping"):
+        sp.heatmap(_sites(), GRID, epsilon=1, method="privtree", method_options=[1], crs=CRS)
+    with pytest.raises(ValueError, match="method must be one of"):
+        sp.heatmap(_sites(), GRID, epsilon=1, method="quadtree", crs=CRS)
+    assert len(budget.history) == 1
+
+
+def test_masked_grid_and_exports(tmp_path):
+    from shapely.geometry import Polygon
+
+    triangle = Polygon([(0, 0), (64, 0), (0, 64)])
+    grid = sp.Grid.from_polygon(triangle, cell_size=1, crs=CRS)
+    x, y = _sites(seed=5)
+    hm = sp.heatmap((x, 64 - y), grid, epsilon=1.0, method="privtree", crs=CRS, rng=5)
+    assert hm.estimate.shape == (grid.n_released,)
+    h = hm.hierarchy
+    assert (h.noisy[h.is_leaf & (h.n_released == 0)] == 0).all()
+    assert hm.to_geotiff(tmp_path / "map.tif").exists()
+    assert hm.nonnegative().estimate.sum() == round(hm.estimate.sum())
+
+
+def test_pycnophylactic_keeps_every_leaf_total_and_the_sign():
+    hm = sp.heatmap(_sites(), GRID, epsilon=0.5, method="privtree", crs=CRS, rng=6)
+    h = hm.hierarchy
+    values = tree_nonnegative(h, least_squares(h))
+    cells = pycnophylactic(h, values, GRID, iterations=30, window=5)
+    assert (cells >= 0).all()
+    owner = leaf_of_cell(h, GRID.shape).ravel()
+    sums = np.bincount(owner, weights=cells, minlength=h.size)
+    np.testing.assert_allclose(sums[h.is_leaf], values[h.is_leaf], rtol=1e-9, atol=1e-9)
+    assert not np.allclose(cells, to_cells(h, values, GRID))  # it did move mass inside leaves
+    with pytest.raises(ValueError, match="non-negative at the leaves"):
+        pycnophylactic(h, least_squares(h) - 1e6, GRID)
+
+
+@pytest.mark.parametrize(
+    ("side", "n_sites", "eps", "expected"),
+    [
+        (4, None, 1.0, "uniform"),  # 16 cells
+        (5, None, 1.0, "privtree"),
+        (64, None, 1.0, "privtree"),
+        (64, 204_800, 1.0, "uniform"),  # N·ε / cells = 50
+        (64, 204_799, 1.0, "privtree"),
+        (64, 204_800, 0.5, "privtree"),
+    ],
+)
+def test_auto_rule_reads_public_inputs_only(side, n_sites, eps, expected):
+    grid = sp.Grid.from_bounds((0, 0, side, side), cell_size=1, crs=CRS)
+    assert choose_method(grid, eps, n_sites) == expected
+
+
+def test_auto_releases_the_chosen_method_and_records_it():
+    fine = sp.heatmap(_sites(), GRID, epsilon=1.0, method="auto", crs=CRS, rng=7)
+    same = sp.heatmap(_sites(), GRID, epsilon=1.0, method="privtree", crs=CRS, rng=7)
+    assert fine.release.metadata["auto_choice"] == "privtree"
+    np.testing.assert_array_equal(fine.estimate, same.estimate)
+    coarse = sp.Grid.from_bounds((0, 0, 64, 64), cell_size=16, crs=CRS)
+    hm = sp.heatmap(_sites(), coarse, epsilon=1.0, method="auto", crs=CRS, rng=7)
+    assert hm.release.mechanism == "heatmap/uniform"
+    assert hm.release.metadata["auto_choice"] == "uniform"
+    with pytest.raises(ValueError, match="n_sites must be a public number"):
+        sp.heatmap(
+            _sites(), GRID, epsilon=1, method="auto", method_options={"n_sites": -1}, crs=CRS
+        )
