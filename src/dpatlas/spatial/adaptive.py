@@ -94,6 +94,9 @@ def adaptive_release(
 ) -> Release:
     """AG with ``ε_N = n_fraction·ε`` for N (0 when ``n_sites`` is public), then ``α``/``1-α``.
 
+    Registered as ``heatmap(..., method="adaptive")``; ``method_options`` takes ``n_sites``
+    (a public number of sites), ``n_fraction`` and ``alpha``.
+
     Privacy (sequential composition over three releases; ``ε`` is debited once, before any
     noise): the noisy N is one count, sensitivity ``k``, at ``ε_N``. Level 1 is a histogram
     over disjoint blocks (L1 sensitivity ``k``: one individual's ``k`` sites) at ``ε₁``. Level 2

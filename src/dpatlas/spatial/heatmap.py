@@ -132,6 +132,9 @@ def heatmap(
     replacing). Independent discrete Laplace noise of scale ``Δ/ε`` on every cell then makes
     the whole vector ε-DP: parallel composition, one debit of ε for the map (see
     :func:`~dpatlas.spatial.methods.uniform`). The number of dropped sites is never reported.
+    The multi-level methods prove their own cost (sequential composition of a tree or a
+    noisy N and two levels, each debited once in total before noise; see their modules), and
+    :func:`.postprocess.consistent` reads their release only.
 
     Examples
     --------

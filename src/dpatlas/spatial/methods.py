@@ -5,8 +5,9 @@ counts of the released cells, the kept sites' coordinates for methods that parti
 and the sensitivity), the public grid, ε, the random source and the budget. It returns a
 :class:`~dpatlas.core.release.Release` whose ``value`` holds one noisy count per released cell
 (row-major order over ``grid.released``), having debited the budget once, before any noise.
-Multi-level methods (adaptive grids, PrivTree) are added with :func:`register_method` and may put
-their levels in the release's ``metadata``.
+Multi-level methods (:mod:`.adaptive`, :mod:`.privtree`, and :mod:`.auto` which picks one) are
+added with :func:`register_method` and put their tree in the release's ``metadata``; extra
+keyword-only parameters of a method are its options (``heatmap(..., method_options=...)``).
 """
 
 from __future__ import annotations

@@ -91,6 +91,9 @@ def privtree_release(
 ) -> Release:
     """PrivTree with ``ε_tree = tree_fraction·ε`` for the tree and the rest for the leaf counts.
 
+    Registered as ``heatmap(..., method="privtree")``; ``method_options={"tree_fraction": f}``
+    changes the split (default ε/2 + ε/2, the paper's).
+
     Privacy (sequential composition, ``ε`` debited once, before any noise): the tree is
     ``ε_tree``-DP for one individual (``k`` sites, or ``2k`` under replace, by group privacy;
     proof in :mod:`~dpatlas.spatial._splitrule`); given the tree, the leaves partition the
