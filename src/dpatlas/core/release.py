@@ -117,9 +117,10 @@ class Release:
     def _model(self) -> NoiseModel:
         if self.scale is None or self.noise is None:
             raise ValueError(
-                f"the noise scale of {self.mechanism!r} depends on the data and is private, so "
-                "no interval can be computed from the release alone; ask the release function "
-                "for a private interval (it spends a stated part of epsilon on a noisy bound)"
+                f"{self.mechanism!r} has no public noise scale (the scale depends on the data and "
+                "is private, or the output is a selection or a ratio), so no interval can be "
+                "computed from the release alone; see the release function's docs for a private "
+                "interval (it spends a stated part of epsilon on a noisy bound) or an estimator"
             )
         try:
             return _NOISE[self.noise]
