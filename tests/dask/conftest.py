@@ -11,8 +11,11 @@ distributed = pytest.importorskip("distributed", reason="the dask extra is not i
 
 @pytest.fixture(scope="session")
 def client() -> Iterator[distributed.Client]:
+    # dashboard_address=":0" (a free port), not None: with None the scheduler's HTTP server still
+    # binds 8787, so a second cluster on the machine (a doctest, another session) collides with
+    # a leaked socket (ResourceWarning) and a "Port 8787 is already in use" UserWarning.
     cluster = distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
     )
     with cluster, distributed.Client(cluster) as c:
         yield c

@@ -11,6 +11,7 @@ sampler, exactly as in memory. Use ``backend="dask"`` in :func:`dpatlas.spatial.
 """
 
 from dpatlas.dask._cluster import get_client
+from dpatlas.dask.graph import DEFAULT_MAX_WEDGES, triangle_stats
 from dpatlas.dask.spatial import heatmap_counts, site_counts
 
-__all__ = ["get_client", "heatmap_counts", "site_counts"]
+__all__ = ["DEFAULT_MAX_WEDGES", "get_client", "heatmap_counts", "site_counts", "triangle_stats"]

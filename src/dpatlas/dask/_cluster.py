@@ -26,7 +26,7 @@ def _close_local() -> None:
 def get_client(client: Any = None) -> Client:
     """The client to run on: ``client`` itself, else the current one, else a local cluster.
 
-    A local cluster (one worker process per core, no dashboard) is started only when no client
+    A local cluster (one worker process per core, its HTTP server on a free port) is started only when no client
     exists in this process; it is reused by later calls and closed when Python exits.
 
     Examples
@@ -47,7 +47,8 @@ def get_client(client: Any = None) -> Client:
         pass
     with _LOCK:
         if not _LOCAL:
-            cluster = LocalCluster(processes=True, dashboard_address=None)
+            # ":0": a free port; None would still bind the scheduler's HTTP server to 8787
+            cluster = LocalCluster(processes=True, dashboard_address=":0")
             _LOCAL.append(Client(cluster, set_as_default=False))
             atexit.register(_close_local)
         return _LOCAL[0]

@@ -224,7 +224,7 @@ def heatmap_counts(
     >>> from distributed import Client, LocalCluster
     >>> g = Grid.from_bounds((0, 0, 300, 200), cell_size=100, crs="EPSG:3035")
     >>> pts = dd.from_dict({"x": [0.0, 100.0, 150.0, 300.0], "y": [0.0, 199.0, 150.0, 0.0]}, 2)
-    >>> with LocalCluster(n_workers=1, processes=False, dashboard_address=None) as cluster:
+    >>> with LocalCluster(n_workers=1, processes=False, dashboard_address=":0") as cluster:
     ...     with Client(cluster) as client:
     ...         heatmap_counts(pts, g, crs="EPSG:3035", client=client)
     array([[0, 2, 0],

@@ -1,0 +1,104 @@
+"""The exact ``(a, c)`` frontier of an edge list laid out on Dask, in waves (internal).
+
+``front[a] = max{c_ij : a_ij >= a}`` over all pairs ``i != j``. Level 0 (every pair, also those
+without a common neighbour) comes from the degrees and the rows of the few highest-degree
+nodes, on the driver. Levels ``>= 1``: block ``0`` with itself first, then each row block ``I``
+(highest degrees first) with the blocks ``J >= I`` up to the last rank that can still hold an
+undominated pair (the pruning of :mod:`dpatlas.graph._pairs`: a partner ``j`` of degree
+``d_j < t`` is dominated by a pair already found). Every wave's tasks run in parallel; the
+driver merges their levels before choosing the next wave, so the frontier is exact.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from dpatlas.dask._blocks import pair_levels
+from dpatlas.dask._layout import Layout
+from dpatlas.graph._pairs import _threshold
+
+__all__ = ["frontier"]
+
+
+def _c_max(ds: np.ndarray, row: Any) -> int:
+    """``max_{p < q} ds[p] + ds[q] - 2 x_pq`` (rank space), as in ``_pairs.c_max_all_pairs``."""
+    best = 0
+    for p in range(ds.size - 1):
+        if ds[p] + ds[p + 1] <= best:
+            break
+        after = row(p)
+        after = after[after > p] - (p + 1)
+        if after.size:
+            best = max(best, int(ds[p] + ds[p + 1 + after.min()]) - 2)
+        taken = np.zeros(after.size + 1, dtype=bool)
+        taken[after[after <= after.size]] = True
+        q = p + 1 + int(np.argmin(taken))
+        if q < ds.size:
+            best = max(best, int(ds[p] + ds[q]))
+    return best
+
+
+def _row_reader(run: Any, layout: Layout) -> Any:
+    cache: dict[int, Any] = {}
+
+    def row(p: int) -> np.ndarray:
+        b = int(np.searchsorted(layout.bounds, p, side="right")) - 1
+        if b not in cache:
+            cache[b] = run.gather(layout.blocks[b])
+        lo, _, indptr, indices = cache[b]
+        return indices[indptr[p - lo] : indptr[p - lo + 1]].astype(np.int64)
+
+    return row
+
+
+def _wave(run: Any, layout: Layout, i: int, first: int, reach: int, front: Any) -> list:
+    lo, hi = int(layout.bounds[i]), int(layout.bounds[i + 1])
+    tasks = []
+    for j in range(first, len(layout.blocks)):
+        c0, c1 = max(int(layout.bounds[j]), lo), min(int(layout.bounds[j + 1]), reach)
+        if c0 < c1:
+            tasks.append(
+                run.submit(
+                    pair_levels,
+                    [layout.blocks[i]],
+                    (lo, hi),
+                    [layout.blocks[j]],
+                    (c0, c1),
+                    front,
+                    layout.n,
+                    pure=False,
+                )
+            )
+    return tasks
+
+
+def frontier(run: Any, layout: Layout) -> np.ndarray:
+    """``front[a] = max{c_ij : a_ij >= a}`` for ``a = 0 .. d_max + 1`` (exact)."""
+    ds, bounds = layout.ds, layout.bounds
+    levels = np.full(int(ds[0]) + 2, -1, dtype=np.int64)
+    levels[0] = _c_max(ds, _row_reader(run, layout))
+    seed = int(bounds[1])
+    pending = _wave(run, layout, 0, 0, seed, _suffix_max(levels))
+    for i in range(len(layout.blocks)):
+        _merge(levels, run.gather(pending))
+        front, r0 = _suffix_max(levels), int(bounds[i])
+        if r0 >= layout.n - 1 or ds[r0] < 1:
+            return front
+        t = _threshold(front, int(ds[r0]))
+        reach = layout.n if t is None else int(np.searchsorted(-ds, -t, side="right"))
+        if t is None or reach <= max(r0 + 1, seed):
+            return front
+        pending = _wave(run, layout, i, max(i, 1), reach, front)
+    return _suffix_max(_merge(levels, run.gather(pending)))
+
+
+def _suffix_max(levels: np.ndarray) -> np.ndarray:
+    return np.maximum.accumulate(levels[::-1])[::-1]
+
+
+def _merge(levels: np.ndarray, parts: list[np.ndarray]) -> np.ndarray:
+    for part in parts:
+        np.maximum(levels, part, out=levels)
+    return levels

@@ -1,0 +1,126 @@
+"""Dask triangle statistics equal the in-memory ones field for field, and so do releases."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dask.dataframe as dd
+import networkx as nx
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpatlas.core.ladder import ladder_mechanism
+from dpatlas.dask import triangle_stats
+from dpatlas.graph._synthetic import chung_lu_edges
+from dpatlas.graph.counting import CommonNeighbourStats, common_neighbour_stats
+from dpatlas.graph.edgegraph import as_edge_graph
+from dpatlas.graph.sensitivity import sensitivity_ladder, smooth_sensitivity
+
+
+def fields(s: CommonNeighbourStats) -> tuple:
+    return (s.n, s.m, s.d_max, s.a_max, s.c_max, s.triangles, s.frontier.tolist())
+
+
+def write(edges: np.ndarray, folder: Path, files: int = 4) -> Path:
+    folder.mkdir(exist_ok=True)
+    step = -(-len(edges) // files)
+    for i in range(files):
+        chunk = edges[i * step : (i + 1) * step]
+        pd.DataFrame({"src": chunk[:, 0], "dst": chunk[:, 1]}).to_parquet(folder / f"{i}.parquet")
+    return folder
+
+
+def frame(edges: list[tuple[int, int]], parts: int = 2) -> dd.DataFrame:
+    arr = np.array(edges, dtype=np.int64).reshape(-1, 2)
+    return dd.from_pandas(pd.DataFrame({"src": arr[:, 0], "dst": arr[:, 1]}), npartitions=parts)
+
+
+@pytest.mark.shared
+def test_ca_grqc_stats_ladder_and_smooth_equal_in_memory(shared_datasets, tmp_path, client):
+    raw = np.loadtxt(shared_datasets / "graphs" / "ca-GrQc.txt", dtype=np.int64, comments="#")
+    raw = raw[raw[:, 0] != raw[:, 1]]  # SNAP lists 12 self-loops; the Dask path refuses them
+    memory = common_neighbour_stats(as_edge_graph(raw))
+    dask = triangle_stats(write(raw, tmp_path / "grqc"), client=client)
+    assert fields(dask) == fields(memory)
+    assert (dask.triangles, dask.a_max) == (48_260, 61)
+    assert np.array_equal(sensitivity_ladder(dask), sensitivity_ladder(memory))
+    assert smooth_sensitivity(dask, 1 / 6) == smooth_sensitivity(memory, 1 / 6)
+
+
+def test_seeded_synthetic_graph_with_repeats_and_isolated_nodes(tmp_path, client):
+    edges = chung_lu_edges(20_000, 60_000, seed=5)
+    noisy = np.concatenate([edges, edges[:5_000, ::-1], edges[-3_000:]])  # both ways, repeats
+    noisy = noisy[np.random.default_rng(1).permutation(len(noisy))]
+    memory = common_neighbour_stats(as_edge_graph(edges, n=25_000))
+    dask = triangle_stats(write(noisy, tmp_path / "cl", files=5), n=25_000, client=client)
+    assert fields(dask) == fields(memory)
+    assert dask.frontier.shape[0] > 1  # a frontier with several points is exercised
+    assert np.array_equal(sensitivity_ladder(dask), sensitivity_ladder(memory))
+    assert np.array_equal(
+        sensitivity_ladder(dask, relaxed=True), sensitivity_ladder(memory, relaxed=True)
+    )
+
+
+def test_seeded_ladder_release_is_identical_between_backends(tmp_path, client):
+    edges = chung_lu_edges(5_000, 20_000, seed=9)
+    memory = common_neighbour_stats(as_edge_graph(edges, n=5_000))
+    dask = triangle_stats(write(edges, tmp_path / "e"), n=5_000, client=client)
+    values = [
+        ladder_mechanism(
+            s.triangles, sensitivity_ladder(s), epsilon=0.5, global_sensitivity=4_998, rng=3
+        ).value
+        for s in (memory, dask)
+    ]
+    assert values[0] == values[1]
+
+
+@pytest.mark.parametrize(
+    "graph",
+    [
+        nx.complete_bipartite_graph(2, 5),  # K_{2,r}: no edge has a common neighbour
+        nx.star_graph(5),
+        nx.Graph([(0, 1), (2, 3)]),  # two disjoint edges
+        nx.complete_graph(7),
+        nx.path_graph(6),
+    ],
+    ids=["K2r", "star", "two-edges", "K7", "path"],
+)
+def test_structural_edge_cases(graph, client):
+    edges = list(graph.edges())
+    dask = triangle_stats(frame(edges), n=graph.number_of_nodes(), client=client)
+    assert fields(dask) == fields(common_neighbour_stats(graph))
+
+
+def test_node_ids_from_the_data_and_empty_graphs(client):
+    edges = [(10, 70), (70, 400), (400, 10), (400, 9_000)]
+    dask = triangle_stats(frame(edges), client=client)
+    assert fields(dask) == fields(common_neighbour_stats(as_edge_graph(edges)))
+    assert dask.n == 4
+    empty = triangle_stats(frame([]), n=5, client=client)
+    assert fields(empty) == fields(common_neighbour_stats(as_edge_graph(np.zeros((0, 2)), n=5)))
+
+
+def test_wedge_budget_is_checked_before_the_products(client):
+    star = frame([(0, k) for k in range(1, 101)])  # C(100, 2) = 4950 wedges
+    with pytest.raises(ValueError, match=r"4,950 wedges .* max_wedges=1,000: .* larger max_wedges"):
+        triangle_stats(star, n=101, max_wedges=1_000, client=client)
+    assert triangle_stats(star, n=101, max_wedges=4_950, client=client).a_max == 1
+
+
+def test_input_errors_name_the_fix(client):
+    with pytest.raises(ValueError, match=r"1 self-loop\(s\)"):
+        triangle_stats(frame([(0, 1), (2, 2)]), client=client)
+    with pytest.raises(ValueError, match="non-negative integers, got -4"):
+        triangle_stats(frame([(0, 1), (-4, 2)]), client=client)
+    with pytest.raises(ValueError, match="node id 7 but n=5"):
+        triangle_stats(frame([(0, 1), (7, 2)]), n=5, client=client)
+    floats = dd.from_pandas(pd.DataFrame({"src": [0.0], "dst": [1.0]}), npartitions=1)
+    with pytest.raises(TypeError, match=r"column 'src' has dtype float64; convert"):
+        triangle_stats(floats, client=client)
+    with pytest.raises(ValueError, match=r"no column\(s\) \['u'\]"):
+        triangle_stats(frame([(0, 1)]), columns=("u", "dst"), client=client)
+    with pytest.raises(TypeError, match="n must be a non-negative integer"):
+        triangle_stats(frame([(0, 1)]), n=True, client=client)
+    with pytest.raises(TypeError, match=r"edges must be .* got ndarray"):
+        triangle_stats(np.array([[0, 1]]), client=client)
