@@ -21,6 +21,7 @@ DEATHS = [SNOW, "--layer", "deaths"]
 def test_gpkg_release_debits_the_ledger_then_overspend_is_refused(run_cli, ledger, tmp_path):
     out = tmp_path / "map.gpkg"
     args = [*DEATHS, *AREA, *GRID, "--out", out, "--ledger", ledger, "--dataset", "d", "--json"]
+    args += ["--method", "uniform"]
     res = run_cli("heatmap", *args, "--epsilon", "0.75")
     assert res.code == 0, res.err
     data = json.loads(res.out)
@@ -51,7 +52,8 @@ def test_gpkg_release_debits_the_ledger_then_overspend_is_refused(run_cli, ledge
 
 def test_geotiff_and_geojson_outputs(cli, tmp_path):
     tif, geojson = tmp_path / "map.tif", tmp_path / "map.geojson"
-    base = [*DEATHS, *AREA, *GRID, "--epsilon", "1", "--seed", "5", "--nonnegative"]
+    base = [*DEATHS, *AREA, *GRID, "--epsilon", "1", "--seed", "5", "--nonnegative", "--method"]
+    base += ["privtree"]  # a tree release: intervals and exports work the same way
     res = cli("heatmap", *base, "--out", tif)
     assert res.code == 0, res.err
     assert "seeded run" in res.err

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import inspect
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,7 @@ lon/lat columns (WGS 84 unless --points-crs), or a GBIF download (.txt, .txt.gz)
 
 def add_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     """Register ``heatmap``."""
-    from dpatlas.spatial import METHODS
+    from dpatlas.spatial import METHODS, heatmap
 
     p = add_command(
         sub,
@@ -67,7 +68,13 @@ def add_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     p.add_argument("--cell-size", type=positive_float, required=True, metavar="M", help="metres")
     p.add_argument("--crs", required=True, help="projected CRS of the grid, e.g. EPSG:3035")
     p.add_argument("--epsilon", type=positive_float, required=True, help="ε of the whole map")
-    p.add_argument("--method", choices=sorted(METHODS), default="uniform", help="release method")
+    default = inspect.signature(heatmap).parameters["method"].default
+    p.add_argument(
+        "--method",
+        choices=sorted(METHODS),
+        default=default,
+        help=f"release method (default {default}: as dpatlas.spatial.heatmap)",
+    )
     p.add_argument("--individual-column", metavar="COL", help="column naming each site's owner")
     p.add_argument(
         "--max-sites",
