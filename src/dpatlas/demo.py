@@ -43,7 +43,17 @@ class DemoResult:
 
 
 def find_data(data_dir: str | Path | None = None) -> Path:
-    """The folder holding the demo data: ``data_dir``, or ``datasets/`` of this clone."""
+    """The folder holding the demo data: ``data_dir``, or ``datasets/`` of this clone.
+
+    Examples
+    --------
+    >>> find_data().name
+    'datasets'
+    >>> find_data("/nowhere")
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: demo data (snow-cholera-deaths-1854.gpkg, les-miserables.txt) not found in /nowhere; ...
+    """
     candidates = (
         [Path(data_dir)]
         if data_dir is not None

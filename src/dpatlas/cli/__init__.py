@@ -85,7 +85,20 @@ def _attach_values(argv: Sequence[str]) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``dpatlas`` console script; returns the exit code."""
+    """Entry point of the ``dpatlas`` console script; returns the exit code.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> ledger = os.path.join(tempfile.mkdtemp(), "ledger.sqlite")
+    >>> main(["budget", "init", ledger, "--dataset", "nests", "--epsilon", "1", "--quiet"])
+    dataset 'nests' in ... (basic accounting)
+      total      epsilon=1          delta=0
+      spent      epsilon=0          delta=0
+      remaining  epsilon=1          delta=0
+      releases   0
+    0
+    """
     args = build_parser().parse_args(_attach_values(sys.argv[1:] if argv is None else argv))
     out = Output(json=args.json, quiet=args.quiet)
     with warnings.catch_warnings(record=True) as caught:

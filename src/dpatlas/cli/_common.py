@@ -138,7 +138,15 @@ def release_budget(args: argparse.Namespace, out: Output) -> Budget | None:
 
 
 def budget_summary(budget: Budget) -> dict[str, Any]:
-    """Total, spent and remaining of a budget, JSON-ready."""
+    """Total, spent and remaining of a budget, JSON-ready.
+
+    Examples
+    --------
+    >>> b = Budget(1.0)
+    >>> _ = b.spend(0.25, mechanism="count")
+    >>> budget_summary(b)["remaining"]
+    {'epsilon': 0.75, 'delta': 0.0}
+    """
     return {
         "accounting": budget.accounting,
         "total": budget.total._asdict(),

@@ -71,7 +71,22 @@ def release_interval(release: Release, level: float = 0.95) -> tuple[Any, Any] |
 
 
 def triangle_report(release: Release, *, exact: int | None = None, source: str = "") -> str:
-    """A short text report of a private triangle count (``exact`` only for public data)."""
+    """A short text report of a private triangle count (``exact`` only for public data).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from dpatlas.graph import triangle_count
+    >>> rel = triangle_count(nx.karate_club_graph(), epsilon=1.0, method="global", rng=0)
+    >>> print(triangle_report(rel, exact=45, source="the karate club"))
+    Private triangle count of the karate club
+      private value  ...
+      95% interval   [..., ...]
+      epsilon        1   delta 0
+      mechanism      triangle_count/global
+      seeded         yes: reproducible and NOT secret (teaching only)
+      exact value    45   (shown only because this data is public)
+    """
     lines = [f"Private triangle count{f' of {source}' if source else ''}"]
     lines.append(f"  private value  {release.value}")
     interval = release_interval(release)
