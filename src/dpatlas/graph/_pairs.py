@@ -25,7 +25,7 @@ import scipy.sparse as sp
 
 BLOCK_FLOPS = 4_000_000
 MAX_BLOCK_ROWS = 4096
-SEED_VERTICES = 128
+SEED_VERTICES = 48
 
 
 def c_max_all_pairs(a: sp.csr_array, ds: np.ndarray, order: np.ndarray, rank: np.ndarray) -> int:
