@@ -165,3 +165,13 @@ def test_directory_path_is_refused(tmp_path: Path) -> None:
 def test_empty_dataset_name_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="dataset must be a non-empty string"):
         Budget.open(tmp_path / "l.sqlite", dataset="", epsilon=1.0)
+
+
+def test_invalid_total_is_refused_before_anything_is_written(tmp_path: Path) -> None:
+    path = tmp_path / "ledger.sqlite"
+    with pytest.raises(ValueError, match="needs delta > 0"):
+        Budget.open(path, dataset="d", epsilon=1.0, accounting="zcdp")
+    with pytest.raises(ValueError, match="epsilon must be a finite number > 0"):
+        Budget.open(path, dataset="d", epsilon=-1.0)
+    budget = Budget.open(path, dataset="d", epsilon=1.0, delta=1e-6, accounting="zcdp")
+    assert budget.accounting == "zcdp"

@@ -149,6 +149,8 @@ class Budget:
         """
         from dpatlas.core.ledger import SQLiteStore
 
+        if epsilon is not None:
+            cls(epsilon, delta, accounting=accounting)  # validate before anything is written
         store, total = SQLiteStore.register(Path(path), dataset, epsilon, delta, accounting)
         budget = cls.__new__(cls)
         budget._setup(float(total[0]), float(total[1]), total[2], store)
