@@ -4,7 +4,9 @@ The main names of the privacy core are re-exported here; the domain adapters liv
 :mod:`dpatlas.graph` (edge-DP graph statistics) and :mod:`dpatlas.spatial` (private heatmaps).
 """
 
-from dpatlas import graph, spatial
+import importlib
+from types import ModuleType
+
 from dpatlas.core import (
     Budget,
     Release,
@@ -26,6 +28,15 @@ from dpatlas.errors import BudgetExceededError, LedgerError, PrivacyLeakWarning
 
 __version__ = "0.1.0"
 
+_SUBPACKAGES = ("audit", "graph", "spatial")
+
+
+def __getattr__(name: str) -> ModuleType:
+    """Import the domain adapters on first use (geopandas and rasterio load slowly)."""
+    if name in _SUBPACKAGES:
+        return importlib.import_module(f"dpatlas.{name}")
+    raise AttributeError(f"module 'dpatlas' has no attribute {name!r}")
+
 __all__ = [
     "Budget",
     "BudgetExceededError",
@@ -34,6 +45,7 @@ __all__ = [
     "Release",
     "__version__",
     "advanced_composition",
+    "audit",
     "clipped_mean",
     "clipped_sum",
     "discrete_laplace",
