@@ -1,0 +1,189 @@
+"""Private k-star counts under edge-DP: ladder (default), smooth sensitivity or global.
+
+The count ``Σ_v C(d_v, k)``, its ladder ``LS⁽ˢ⁾`` and the interval bounds are derived and proved
+in :mod:`dpatlas.graph.stats`; the noise comes unchanged from :mod:`dpatlas.core.ladder`,
+:mod:`dpatlas.core.smooth` and :mod:`dpatlas.core.discrete_laplace`. The global sensitivity is
+``GS = 2 C(n-2, k-1)`` (both endpoints of the flipped edge at degree ``n - 2`` otherwise).
+When ``GS = 0`` (``n <= k``) every graph on the node set has no k-star: 0 is released exactly
+(the budget is still debited as asked) with interval ``(0, 0)``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from dpatlas.core.budget import Budget
+from dpatlas.core.discrete_laplace import discrete_laplace, rational_scale, sample_discrete_laplace
+from dpatlas.core.ladder import ladder_mechanism
+from dpatlas.core.ladder_exact import ladder_halfwidth
+from dpatlas.core.release import Release
+from dpatlas.core.rng import RngLike, get_source
+from dpatlas.core.smooth import smooth_beta, smooth_bound, smooth_halfwidth, smooth_mechanism
+from dpatlas.core.validation import check_delta, check_epsilon
+from dpatlas.graph.edges import prepare_graph
+from dpatlas.graph.stats import check_k, kstar_exact, kstar_ladder, ladder_of_pairs, star_gain
+from dpatlas.graph.triangles import METHODS
+
+__all__ = ["KStarRelease", "kstar_count"]
+
+
+class KStarRelease(Release):
+    """A :class:`~dpatlas.core.release.Release` whose interval uses the bought bound on ``d_max``."""
+
+    def confidence_interval(self, level: float = 0.95) -> tuple[Any, Any]:
+        """Interval containing the exact count with probability ``>= level`` (see stats module)."""
+        meta = self.metadata
+        if meta.get("constant"):
+            return self.value, self.value
+        if "noisy_d_max" not in meta:
+            return super().confidence_interval(level)
+        if not (isinstance(level, (int, float)) and 0.0 < level < 1.0):
+            raise ValueError(f"level must be in (0, 1), got {level!r}; e.g. 0.95")
+        h = star_halfwidth(meta, 1.0 - float(level))
+        return self.value - h, self.value + h
+
+
+def star_halfwidth(meta: Any, gamma: float) -> int:
+    """Noise half-width failing with probability ``<= γ`` (``d̂`` tails ``γ/4`` each)."""
+    gs, eps, b = meta["global_sensitivity"], meta["count_epsilon"], meta["d_max_noise_scale"]
+    p = math.exp(-1.0 / b)
+    h = max(0, math.ceil(math.log(gamma / 4 * (1 + p)) / math.log(p)) - 1)
+    while p ** (h + 1) / (1 + p) > gamma / 4:
+        h += 1
+    gain = star_gain(meta["n"], meta["k"])
+    c = gain.size - 1
+    high = min(c, max(meta["noisy_d_max"] + h, 0))
+    upper = ladder_of_pairs(np.array([[high, high]]), gain, np.arange(2 * (c - high) + 1))
+    if meta["method"] == "smooth":
+        bound = smooth_bound(upper, meta["beta"], global_sensitivity=gs)
+        return smooth_halfwidth(bound, eps, meta["delta"], 1.0 - 3 * gamma / 4)
+    low = min(c, max(meta["noisy_d_max"] - h - 1, 0))
+    lower = ladder_of_pairs(np.array([[low, 0]]), gain, np.arange(2 * c - low + 1))
+    return ladder_halfwidth(upper, lower, eps, 1.0 - gamma / 2, global_sensitivity=gs)
+
+
+def _checked(method: Any, delta: float, interval_epsilon: Any) -> float:
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}, got {method!r}")
+    if delta > 0 and method != "smooth":
+        raise ValueError(
+            f"delta={delta!r} applies only to method='smooth'; the {method} method is pure ε-DP: "
+            "pass delta=0"
+        )
+    if interval_epsilon is None:
+        return 0.0
+    if method == "global":
+        raise ValueError(
+            "interval_epsilon is not needed for method='global': its noise scale is public, so "
+            "confidence_interval() is free; drop interval_epsilon"
+        )
+    return check_epsilon(interval_epsilon, "interval_epsilon")
+
+
+def kstar_count(
+    graph: Any,
+    k: int,
+    *,
+    epsilon: float,
+    delta: float = 0.0,
+    method: str = "ladder",
+    budget: Budget | None = None,
+    rng: RngLike = None,
+    n: int | None = None,
+    interval_epsilon: float | None = None,
+) -> KStarRelease:
+    """Release the number of k-stars ``Σ_v C(d_v, k)`` of ``graph`` under edge-DP.
+
+    Parameters
+    ----------
+    graph : networkx.Graph, EdgeGraph, (m, 2) integer array or scipy sparse matrix
+        Simple undirected graph; see :func:`~dpatlas.graph.edgegraph.as_edge_graph`.
+    k : int
+        Star size, ``>= 2`` (``k = 2`` counts wedges, paths of length 2).
+    epsilon : float
+        Privacy cost of the count, > 0.
+    delta : float, default 0.0
+        Only for ``method="smooth"``: 0 is pure ε (discrete Cauchy), ``> 0`` is (ε, δ).
+    method : {"ladder", "smooth", "global"}
+        Ladder mechanism on the exact ``LS⁽ˢ⁾`` (pure ε, most accurate), smooth sensitivity,
+        or discrete Laplace at ``GS = 2 C(n-2, k-1)``.
+    budget : Budget, optional
+        Checked before the graph is read, debited once (``epsilon + interval_epsilon``,
+        ``delta``) before any noise is drawn.
+    rng : None, int or numpy.random.Generator
+        ``None`` for secure noise; a seed is for tests and teaching (``seeded=True``).
+    n : int, optional
+        Public number of nodes; without it (edge arrays) a PrivacyLeakWarning is raised.
+    interval_epsilon : float, optional
+        Extra ε for a private bound on the largest degree, which makes
+        ``confidence_interval()`` work for the ladder and smooth methods.
+
+    Returns
+    -------
+    KStarRelease
+        ``value`` (int), ``mechanism`` ``"kstar_count/<method>"``; ``scale`` None for ladder
+        and smooth (data-dependent); metadata: public facts (method, k, n, β, δ, bound).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> G = nx.karate_club_graph()  # 528 wedges
+    >>> rel = kstar_count(G, 2, epsilon=1.0, interval_epsilon=0.25, rng=3)
+    >>> rel.mechanism, rel.epsilon, rel.scale, rel.metadata["k"]
+    ('kstar_count/ladder', 1.25, None, 2)
+    >>> low, high = rel.confidence_interval(0.9)
+    >>> low <= rel.value <= high
+    True
+    """
+    k = check_k(k)
+    eps, d = check_epsilon(epsilon), check_delta(delta)
+    extra = _checked(method, d, interval_epsilon)
+    src = get_source(rng)
+    name, total = f"kstar_count/{method}", eps + extra
+    rho = None if d > 0 else (eps**2 + extra**2) / 2
+    if budget is not None:
+        budget.check(total, d, rho=rho)
+    g = prepare_graph(graph, n)
+    gs = 2 * int(star_gain(g.n, k)[-1])
+    exact = kstar_exact(g, k)
+    meta: dict[str, Any] = {"method": method, "k": k, "n": g.n, "n_from_data": not g.nodes_public}
+    ladder = kstar_ladder(g, k) if method != "global" and gs > 0 else None
+    if budget is not None:
+        budget.spend(total, d, mechanism=name, rho=rho)
+    if gs == 0:
+        rel = Release(0, eps, d, name, 0.0, None, None, src.seeded)
+        meta["constant"] = True
+    elif ladder is None:
+        rel = discrete_laplace(exact, sensitivity=gs, epsilon=eps, rng=src, mechanism=name)
+    elif method == "ladder":
+        rel = ladder_mechanism(exact, ladder, epsilon=eps, global_sensitivity=gs, rng=src)
+    else:
+        beta = smooth_beta(eps, d)
+        meta.update(beta=beta, delta=d)
+        bound = smooth_bound(ladder, beta, global_sensitivity=gs)
+        rel = smooth_mechanism(exact, bound, epsilon=eps, delta=d, rng=src)
+    if extra and ladder is not None:
+        t, s = rational_scale(1 / extra)
+        d_max = int(np.max(g.degrees)) if g.n else 0
+        meta.update(
+            noisy_d_max=d_max + int(sample_discrete_laplace(src, 1, (t, s))[0]),
+            d_max_noise_scale=t / s,
+            interval_epsilon=extra,
+            count_epsilon=eps,
+            global_sensitivity=gs,
+        )
+    return KStarRelease(
+        value=rel.value,
+        epsilon=total,
+        delta=d,
+        mechanism=name,
+        sensitivity=rel.sensitivity,
+        scale=rel.scale,
+        noise=rel.noise,
+        seeded=src.seeded,
+        rho=rho,
+        metadata=meta,
+    )
