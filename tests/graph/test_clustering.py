@@ -1,0 +1,75 @@
+"""clustering_coefficient: accuracy, budget once before noise, refusals, warnings, intervals."""
+
+from __future__ import annotations
+
+import warnings
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from dpatlas.core.budget import Budget
+from dpatlas.errors import BudgetExceededError, PrivacyLeakWarning
+from dpatlas.graph.clustering import clustering_coefficient
+
+G = nx.powerlaw_cluster_graph(400, 4, 0.6, seed=2)
+TRUE = nx.transitivity(G)
+
+
+@pytest.mark.parametrize("method", ["ladder", "smooth", "global"])
+def test_accurate_at_large_epsilon(method: str) -> None:
+    vals = [clustering_coefficient(G, epsilon=20.0, method=method, rng=s).value for s in range(5)]
+    assert abs(float(np.median(vals)) - TRUE) < 0.02 * TRUE
+
+
+def test_budget_once_and_parts() -> None:
+    b = Budget(3.0)
+    rel = clustering_coefficient(
+        G, epsilon=1.0, triangle_share=0.25, interval_epsilon=0.5, budget=b, rng=1
+    )
+    assert len(b.history) == 1
+    assert b.spent[0] == pytest.approx(1.5)
+    assert rel.triangles.epsilon == pytest.approx(0.25 + 0.25)
+    assert rel.wedges.epsilon == pytest.approx(0.75 + 0.25)
+    assert rel.metadata["noisy_wedges"] == rel.wedges.value
+    assert 0.0 <= rel.value <= 1.0
+
+
+def test_refusals_spend_nothing() -> None:
+    b = Budget(1.0)
+    with pytest.raises(BudgetExceededError):
+        clustering_coefficient("not read", epsilon=2.0, budget=b)
+    with pytest.raises(ValueError, match="triangle_share must be a number in \\(0, 1\\), got 1"):
+        clustering_coefficient(G, epsilon=0.1, triangle_share=1, budget=b)
+    with pytest.raises(ValueError, match="method must be one of"):
+        clustering_coefficient(G, epsilon=0.1, method="local", budget=b)
+    with pytest.raises(ValueError, match="interval_epsilon is not needed for method='global'"):
+        clustering_coefficient(G, epsilon=0.1, method="global", interval_epsilon=0.1, budget=b)
+    assert len(b.history) == 0
+
+
+def test_warns_once_without_n() -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        rel = clustering_coefficient(np.array([[0, 1], [1, 2], [2, 0], [2, 3]]), epsilon=1.0, rng=0)
+    assert [w.category for w in caught] == [PrivacyLeakWarning]
+    assert rel.metadata["n_from_data"] is True
+
+
+@pytest.mark.parametrize(("method", "extra"), [("global", None), ("ladder", 0.5)])
+def test_interval_covers(method: str, extra: float | None) -> None:
+    hits = 0
+    for seed in range(60):
+        rel = clustering_coefficient(
+            G, epsilon=1.0, method=method, interval_epsilon=extra, rng=seed
+        )
+        low, high = rel.confidence_interval(0.8)
+        assert 0.0 <= low <= high <= 1.0
+        hits += low <= TRUE <= high
+    assert hits >= 48  # coverage >= 0.8 (fixed seeds)
+
+
+def test_interval_needs_both_parts() -> None:
+    rel = clustering_coefficient(G, epsilon=1.0, rng=0)
+    with pytest.raises(ValueError, match="scale"):
+        rel.confidence_interval()
