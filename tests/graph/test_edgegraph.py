@@ -143,8 +143,8 @@ def test_edge_graph_passthrough_and_confirming_n() -> None:
     assert confirmed.nodes_public
     assert confirmed.n == 2
     assert np.shares_memory(confirmed.indices, g.indices)
-    with pytest.raises(ValueError, match="n=3 does not match the EdgeGraph"):
-        as_edge_graph(g, n=3)
+    with pytest.raises(ValueError, match="n=1 does not match the EdgeGraph"):
+        as_edge_graph(g, n=1)
 
 
 def test_arrays_are_read_only_and_constructor_checks_shapes() -> None:
@@ -176,3 +176,14 @@ def test_edge_adjacency() -> None:
         adj.triangle_global_sensitivity(-1)
     with pytest.raises(TypeError, match="n must be an integer"):
         adj.triangle_global_sensitivity(3.0)
+
+
+def test_public_n_larger_than_the_nodes_seen_in_an_edge_list_adds_isolated_nodes() -> None:
+    seen = as_edge_graph(np.array([[10, 20], [20, 30]]))
+    assert (seen.n, seen.nodes_public) == (3, False)
+    g = as_edge_graph(seen, n=5)
+    assert (g.n, g.m, g.nodes_public) == (5, 2, True)
+    assert g.degrees.tolist() == [1, 2, 1, 0, 0]
+    assert g.ids.tolist() == [10, 20, 30, 31, 32]
+    with pytest.raises(ValueError, match="n=2 does not match the EdgeGraph, which has 3 nodes"):
+        as_edge_graph(seen, n=2)

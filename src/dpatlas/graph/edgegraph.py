@@ -141,7 +141,9 @@ def as_edge_graph(graph: Any, *, n: int | None = None, nodes: Any = None) -> Edg
         repeats are merged); or a square symmetric sparse adjacency matrix whose non-zero
         pattern is the edge set (weights are ignored).
     n : int, optional
-        Public number of nodes. For an edge array the ids must then lie in ``0 .. n-1``.
+        Public number of nodes. For an edge array the ids must then lie in ``0 .. n-1``. For
+        an EdgeGraph read from an edge list (``nodes_public=False``), ``n`` may exceed the
+        nodes seen in the edges: the rest are public isolated nodes.
     nodes : array-like of int, optional
         Public node ids, for an edge array only; every edge endpoint must be one of them.
 
@@ -172,6 +174,8 @@ def as_edge_graph(graph: Any, *, n: int | None = None, nodes: Any = None) -> Edg
     """
     if isinstance(graph, EdgeGraph):
         _no_nodes(nodes, "an EdgeGraph")
+        if n is not None and not graph.nodes_public and n > graph.n:
+            return _with_isolated_nodes(graph, n)
         _check_n(n, graph.n, "the EdgeGraph")
         return graph if n is None or graph.nodes_public else replace(graph, nodes_public=True)
     if is_networkx_graph(graph):
@@ -185,6 +189,24 @@ def as_edge_graph(graph: Any, *, n: int | None = None, nodes: Any = None) -> Edg
     else:
         parts, _ = from_edges(graph, n=n, nodes=nodes, drop_self_loops=False)
     return EdgeGraph(**parts)
+
+
+def _with_isolated_nodes(graph: EdgeGraph, n: int) -> EdgeGraph:
+    """``graph`` (nodes seen in its edges) plus isolated nodes up to the public count ``n``.
+
+    A SNAP file lists only nodes with an edge; the public node set can be larger (ca-GrQc: 5,242
+    nodes, 5,241 with an edge). The extra nodes get ids after the largest id seen.
+    """
+    extra = n - graph.n
+    indptr = np.concatenate([graph.indptr, np.full(extra, graph.indptr[-1], graph.indptr.dtype)])
+    if isinstance(graph.ids, np.ndarray) and np.issubdtype(graph.ids.dtype, np.integer):
+        start = int(graph.ids.max(initial=-1)) + 1
+        ids: np.ndarray | tuple[Any, ...] = np.concatenate(
+            [graph.ids, np.arange(start, start + extra, dtype=graph.ids.dtype)]
+        )
+    else:
+        ids = (*graph.ids, *(f"isolated-{i}" for i in range(extra)))
+    return EdgeGraph(n, indptr, graph.indices, ids, nodes_public=True)
 
 
 def _check_n(n: int | None, actual: int, what: str) -> None:
