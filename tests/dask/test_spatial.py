@@ -13,7 +13,7 @@ import pytest
 from shapely.geometry import Polygon
 
 from dpatlas.core.rng import get_source
-from dpatlas.dask import heatmap_counts, site_counts
+from dpatlas.dask import get_client, heatmap_counts, site_counts
 from dpatlas.spatial import Grid, SiteAdjacency, bin_points
 from dpatlas.spatial.heatmap import site_counts as memory_site_counts
 from dpatlas.spatial.methods import uniform
@@ -134,3 +134,9 @@ def test_missing_owner_ids_are_refused(tmp_path, client) -> None:
     )
     with pytest.raises(ValueError, match="individual_column has missing ids"):
         heatmap_counts(tmp_path, GRID, crs=3035, individual_column="who", client=client)
+
+
+def test_client_none_uses_the_current_client(points, folder, client) -> None:
+    assert get_client() is client
+    counts = heatmap_counts(folder, GRID, crs="EPSG:3035")  # no client= given
+    assert np.array_equal(counts, bin_points(GRID, points.x.to_numpy(), points.y.to_numpy()))

@@ -7,13 +7,12 @@ trial here), so in-memory frames are refused with the fix in the message.
 
 from __future__ import annotations
 
-import glob
 import os
-from pathlib import Path
 from typing import Any
 
 import dask.dataframe as dd
 import dask_geopandas
+import fsspec
 import pyarrow.parquet as pq
 from dask.delayed import Delayed
 
@@ -25,18 +24,20 @@ _KINDS = (
 )
 
 
-def _first_file(path: str) -> str:
-    folder = os.path.isdir(path)
-    found = sorted(map(str, Path(path).rglob("*.parquet"))) if folder else sorted(glob.glob(path))
+def _first_file(path: str) -> tuple[Any, str]:
+    """The file system of ``path`` (local, ``s3://``, ...) and its first Parquet file."""
+    fs, root = fsspec.core.url_to_fs(path)
+    found = sorted(fs.glob(f"{root.rstrip('/')}/**/*.parquet") if fs.isdir(root) else fs.glob(root))
     if not found:
         raise FileNotFoundError(
             f"no Parquet file matches {path!r}; give a file, a folder or a glob"
         )
-    return found[0]
+    return fs, found[0]
 
 
 def _is_geoparquet(path: str) -> bool:
-    metadata = pq.read_schema(_first_file(path)).metadata or {}
+    fs, first = _first_file(path)
+    metadata = pq.read_schema(first, filesystem=fs).metadata or {}
     return b"geo" in metadata
 
 
