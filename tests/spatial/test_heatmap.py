@@ -55,6 +55,7 @@ def test_released_noise_is_discrete_laplace_at_k_over_epsilon(epsilon, k, relati
     hm = heatmap(
         (x, y),
         GRID,
+        method="uniform",
         epsilon=epsilon,
         crs=3035,
         rng=2024,
@@ -74,7 +75,7 @@ def test_released_noise_is_discrete_laplace_at_k_over_epsilon(epsilon, k, relati
 
 def test_budget_debited_once_per_map_before_noise():
     budget = Budget(1.0)
-    hm = heatmap(_sites(1_000), GRID, epsilon=0.4, crs=3035, budget=budget, rng=1)
+    hm = heatmap(_sites(1_000), GRID, method="uniform", epsilon=0.4, crs=3035, budget=budget, rng=1)
     assert len(budget.history) == 1
     assert budget.history[0].mechanism == "heatmap/uniform"
     assert budget.remaining.epsilon == pytest.approx(0.6)
@@ -83,28 +84,30 @@ def test_budget_debited_once_per_map_before_noise():
 
 def test_overspend_refused_before_noise_and_budget_unchanged():
     budget = Budget(1.0)
-    heatmap(_sites(1_000), GRID, epsilon=0.75, crs=3035, budget=budget, rng=1)
+    heatmap(_sites(1_000), GRID, method="uniform", epsilon=0.75, crs=3035, budget=budget, rng=1)
     source = CountingSource(3)
     with pytest.raises(BudgetExceededError, match=r"requested epsilon=0.5.*remaining epsilon=0.25"):
-        heatmap(_sites(1_000), GRID, epsilon=0.5, crs=3035, budget=budget, rng=source)
+        heatmap(
+            _sites(1_000), GRID, method="uniform", epsilon=0.5, crs=3035, budget=budget, rng=source
+        )
     assert source.drawn == 0
     assert len(budget.history) == 1
     assert budget.remaining.epsilon == pytest.approx(0.25)
 
 
 def test_seeded_runs_are_reproducible_and_flagged():
-    a = heatmap(_sites(5_000), GRID, epsilon=1.0, crs=3035, rng=7)
-    b = heatmap(_sites(5_000), GRID, epsilon=1.0, crs=3035, rng=7)
-    c = heatmap(_sites(5_000), GRID, epsilon=1.0, crs=3035, rng=8)
+    a = heatmap(_sites(5_000), GRID, method="uniform", epsilon=1.0, crs=3035, rng=7)
+    b = heatmap(_sites(5_000), GRID, method="uniform", epsilon=1.0, crs=3035, rng=7)
+    c = heatmap(_sites(5_000), GRID, method="uniform", epsilon=1.0, crs=3035, rng=8)
     assert np.array_equal(a.release.value, b.release.value)
     assert not np.array_equal(a.release.value, c.release.value)
     assert a.release.seeded
-    assert not heatmap(_sites(10), GRID, epsilon=1.0, crs=3035).release.seeded
+    assert not heatmap(_sites(10), GRID, method="uniform", epsilon=1.0, crs=3035).release.seeded
 
 
 def test_outside_sites_dropped_and_never_reported():
     x, y = _sites(3_000)
-    hm = heatmap((x, y), GRID, epsilon=1.0, crs=3035, rng=0)
+    hm = heatmap((x, y), GRID, method="uniform", epsilon=1.0, crs=3035, rng=0)
     assert int(bin_points(GRID, x, y).sum()) < 3_000  # some sites are outside
     # The metadata holds public facts only: no count of kept, dropped or bounded sites.
     assert set(hm.release.metadata) == {
@@ -119,7 +122,7 @@ def test_outside_sites_dropped_and_never_reported():
 
 
 def test_raw_counts_are_read_only_and_shapes_follow_the_mask():
-    hm = heatmap(_sites(1_000), GRID, epsilon=1.0, crs=3035, rng=0)
+    hm = heatmap(_sites(1_000), GRID, method="uniform", epsilon=1.0, crs=3035, rng=0)
     with pytest.raises(ValueError, match="read-only"):
         hm.release.value[0] = 0
     assert hm.counts.shape == GRID.shape
@@ -136,7 +139,13 @@ def test_geodataframe_sites_with_individual_column_in_other_crs():
         (x.min() - 50, y.min() - 50, x.max() + 50, y.max() + 50), cell_size=100, crs=3035
     )
     hm = heatmap(
-        sites, grid, epsilon=1.0, individual_column="observer", max_sites_per_individual=2, rng=0
+        sites,
+        grid,
+        method="uniform",
+        epsilon=1.0,
+        individual_column="observer",
+        max_sites_per_individual=2,
+        rng=0,
     )
     assert hm.release.sensitivity == 2
     assert hm.release.scale == 2.0
@@ -176,9 +185,9 @@ def test_heatmap_errors(kwargs, error, match):
 
 def test_grid_must_be_a_grid():
     with pytest.raises(TypeError, match=r"grid must be a dpatlas.spatial.Grid .* got tuple"):
-        heatmap(_sites(10), (0, 0, 1, 1), epsilon=1.0, crs=3035)
+        heatmap(_sites(10), (0, 0, 1, 1), method="uniform", epsilon=1.0, crs=3035)
 
 
 def test_empty_site_set_is_a_valid_dataset():
-    hm = heatmap((np.empty(0), np.empty(0)), GRID, epsilon=1.0, crs=3035, rng=0)
+    hm = heatmap((np.empty(0), np.empty(0)), GRID, method="uniform", epsilon=1.0, crs=3035, rng=0)
     assert hm.release.value.shape == (GRID.n_cells,)

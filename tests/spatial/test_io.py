@@ -98,6 +98,7 @@ def test_galapagos_penguins_end_to_end(shared_datasets, tmp_path):
     hm = heatmap(
         sites,
         grid,
+        method="uniform",
         epsilon=0.5,
         budget=budget,
         rng=11,

@@ -21,7 +21,7 @@ GRID = Grid.from_bounds((0, 0, 10_000, 10_000), cell_size=1_000, crs="EPSG:3035"
 def _map(grid: Grid = GRID, epsilon: float = 0.5, seed: int = 0):
     gen = np.random.default_rng(seed)
     x, y = gen.uniform(0, 10_000, 2_000), gen.uniform(0, 10_000, 2_000)
-    return heatmap((x, y), grid, epsilon=epsilon, crs=3035, rng=seed)
+    return heatmap((x, y), grid, method="uniform", epsilon=epsilon, crs=3035, rng=seed)
 
 
 def _pmf_sum(scale: float, n: int, reach: int = 400) -> np.ndarray:
@@ -113,7 +113,9 @@ def test_exact_interval_covers_at_the_stated_level():
     x, y = np.array([0.5, 0.5, 1.5]), np.array([0.5, 1.5, 1.5])
     hits = 0
     for seed in range(1_000):
-        q = heatmap((x, y), grid, epsilon=0.5, crs=3035, rng=seed).query(box(0, 0, 2, 2), level=0.9)
+        q = heatmap((x, y), grid, method="uniform", epsilon=0.5, crs=3035, rng=seed).query(
+            box(0, 0, 2, 2), level=0.9
+        )
         hits += q.ci_low <= 3 <= q.ci_high
     h = int(sum_halfwidth(2.0, 4, 0.9))
     p = 1 - 2 * float(_pmf_sum(2.0, 4)[400 * 4 + 1 + h :].sum())  # exact coverage

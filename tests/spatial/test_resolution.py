@@ -57,7 +57,7 @@ def test_private_n_then_heatmap_composes_sequentially():
     size = suggest_cell_size(area, 0.95, max(n.value, 0))
     grid = Grid.from_polygon(area, cell_size=size, crs=3035)
     assert grid.nx == math.ceil(100_000 / size - 1e-9)
-    hm = heatmap((x, y), grid, epsilon=0.95, budget=budget, crs=3035, rng=2)
+    hm = heatmap((x, y), grid, method="uniform", epsilon=0.95, budget=budget, crs=3035, rng=2)
     assert [s.mechanism for s in budget.history] == ["heatmap/n_sites", "heatmap/uniform"]
     assert budget.remaining.epsilon == pytest.approx(0.0)
     assert hm.epsilon == 0.95

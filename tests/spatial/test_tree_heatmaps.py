@@ -41,7 +41,9 @@ def test_tree_heatmaps_are_consistent_non_negative_and_keep_the_total(method):
         even.estimate, to_cells(h, tree_nonnegative(h, least_squares(h)), GRID)
     )
     assert np.abs(hm.estimate.sum() - 3_000) < 100
-    assert sp.heatmap(_sites(), GRID, epsilon=1.0, crs=CRS, rng=1).hierarchy is None
+    assert (
+        sp.heatmap(_sites(), GRID, method="uniform", epsilon=1.0, crs=CRS, rng=1).hierarchy is None
+    )
 
 
 def test_leaf_share_intervals_and_descriptions():

@@ -1,10 +1,13 @@
 """Private gridded heatmaps of sensitive sites (each site one individual, or ``k`` per individual).
 
 A public grid (extent, cell size, projected CRS, chosen by the user) is laid over a public study
-area; :func:`heatmap` releases every cell's count with discrete Laplace noise at ``k/ε``, the
-whole map costing ε by parallel composition. The :class:`Heatmap` result keeps the raw noisy
-counts and offers post-processing (non-negative totals-preserving counts, suppression flags,
-region queries) and exports (GeoDataFrame, GeoPackage, GeoJSON, GeoTIFF, matplotlib).
+area; :func:`heatmap` releases the counts of its cells for a cost of ε for the whole map. The
+``"uniform"`` method adds discrete Laplace noise at ``k/ε`` to every cell (parallel
+composition); ``"privtree"`` and ``"adaptive"`` release counts of data-dependent blocks of cells,
+far more accurate when sites are few per cell (docs/dpbench.md); ``"auto"`` (the default) picks
+one from public inputs. The :class:`Heatmap` result keeps the raw noisy counts and offers
+post-processing (non-negative totals-preserving counts, least squares over a tree, suppression
+flags, region queries) and exports (GeoDataFrame, GeoPackage, GeoJSON, GeoTIFF, matplotlib).
 
 Examples
 --------
@@ -14,8 +17,10 @@ Examples
 >>> rng = np.random.default_rng(0)
 >>> xy = (rng.uniform(0, 10_000, 500), rng.uniform(0, 10_000, 500))
 >>> hm = sp.heatmap(xy, grid, epsilon=0.5, crs="EPSG:3035", rng=1)
->>> hm.counts.shape, hm.release.scale
-((10, 10), 2.0)
+>>> hm.counts.shape, hm.release.mechanism, hm.release.metadata["auto_choice"]
+((10, 10), 'heatmap/privtree', 'privtree')
+>>> sp.heatmap(xy, grid, epsilon=0.5, method="uniform", crs="EPSG:3035", rng=1).release.scale
+2.0
 """
 
 from dpatlas.spatial import adaptive, auto, privtree  # noqa: F401  (register the methods)

@@ -64,7 +64,7 @@ def heatmap(
     grid: Grid,
     *,
     epsilon: float,
-    method: str = "uniform",
+    method: str = "auto",
     method_options: Mapping[str, Any] | None = None,
     budget: Budget | None = None,
     rng: RngLike = None,
@@ -85,14 +85,14 @@ def heatmap(
         The public grid (extent, cell size, CRS and mask all chosen by the user).
     epsilon : float
         Privacy cost of the whole map (parallel composition over disjoint cells).
-    method : {"uniform", "adaptive", "privtree", "auto"}
-        Release method. ``"uniform"`` adds discrete Laplace noise of scale ``Δ/ε`` to every
-        cell. ``"adaptive"`` (AG, :func:`~dpatlas.spatial.adaptive.adaptive_release`) and
-        ``"privtree"`` (:func:`~dpatlas.spatial.privtree.privtree_release`) release counts of
-        data-dependent blocks of cells, which is far more accurate when there are few sites per
-        cell (docs/dpbench.md); their maps are post-processed by
-        :func:`~dpatlas.spatial.postprocess.consistent`. ``"auto"`` picks by a public rule
-        (:func:`~dpatlas.spatial.auto.auto`).
+    method : {"auto", "uniform", "adaptive", "privtree"}
+        Release method, ``"auto"`` by default. ``"uniform"`` adds discrete Laplace noise of
+        scale ``Δ/ε`` to every cell. ``"adaptive"`` (AG, :mod:`~dpatlas.spatial.adaptive`) and
+        ``"privtree"`` (:mod:`~dpatlas.spatial.privtree`) release counts of data-dependent
+        blocks of cells, far more accurate when sites are few per cell (docs/dpbench.md);
+        their maps are post-processed by :func:`~dpatlas.spatial.postprocess.consistent`.
+        ``"auto"`` picks one from public inputs only (:mod:`~dpatlas.spatial.auto`): uniform
+        on grids of at most 16 cells (or dense ones, given a public ``n_sites``), else PrivTree.
     method_options : mapping, optional
         Keyword options of the method, e.g. ``{"tree_fraction": 0.5}`` for ``"privtree"`` or
         ``{"n_sites": 12_000}`` (a public number of sites) for ``"adaptive"``.
