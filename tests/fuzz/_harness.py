@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, event, settings
 
 from dpatlas import Budget
 from dpatlas.errors import BudgetExceededError, LedgerError, PrivacyLeakWarning
@@ -105,11 +105,15 @@ def run(
             result = call()
         except ALLOWED as exc:
             _check_refusal(exc, tuple(names), budget, before)
+            event(f"refused: {type(exc).__name__}")
             result = None
         except (OverflowError, RuntimeWarning, MemoryError) as exc:
             if not _known_bug(exc):
                 raise
+            event(f"known bug: {type(exc).__name__}")
             result = None
+        else:
+            event("accepted")
     bad = [
         w
         for w in caught
