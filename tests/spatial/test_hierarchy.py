@@ -207,14 +207,14 @@ def test_group_rounding_meets_every_target():
     assert np.abs(out - values).max() < 1 + 1e-12
 
 
-def test_metadata_round_trip_through_json():
-    h = random_tree(np.random.default_rng(5))
-    data = json.loads(
-        json.dumps({k: v.tolist() for k, v in h.to_metadata().items()}, allow_nan=True)
-    )
-    again = Hierarchy.from_metadata(data)
+def test_metadata_round_trip_through_strict_json():
+    h = random_tree(np.random.default_rng(1), measured=0.3)
+    assert np.isinf(h.variance).any()
+    text = json.dumps({k: v.tolist() for k, v in h.to_metadata().items()}, allow_nan=False)
+    again = Hierarchy.from_metadata(json.loads(text))
     np.testing.assert_array_equal(again.noisy, h.noisy)
     np.testing.assert_array_equal(again.variance, h.variance)
+    np.testing.assert_array_equal(again.parent, h.parent)
 
 
 def test_bad_hierarchies_are_refused():

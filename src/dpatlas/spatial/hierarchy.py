@@ -114,15 +114,25 @@ class Hierarchy:
         return [np.flatnonzero(depth == d) for d in range(int(depth.max()) + 1)]
 
     def to_metadata(self) -> dict[str, np.ndarray]:
-        """The node arrays by name, for a release's ``metadata["hierarchy"]``."""
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        """The node arrays by name, for a release's ``metadata["hierarchy"]``.
+
+        Unmeasured nodes are stored as ``measured = False`` with 0 in ``noisy`` and
+        ``variance``, so the metadata holds finite numbers only (strict JSON).
+        """
+        measured = np.isfinite(self.variance)
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        out["noisy"] = np.where(measured, self.noisy, 0.0)
+        out["variance"] = np.where(measured, self.variance, 0.0)
+        out["measured"] = measured
+        return out
 
     @classmethod
     def from_metadata(cls, data: Mapping[str, Any]) -> Hierarchy:
-        """Rebuild from :meth:`to_metadata` output (arrays or JSON lists; ``None`` as ``nan``)."""
-        values = {f.name: data[f.name] for f in fields(cls)}
-        for name in ("noisy", "variance"):
-            values[name] = [np.nan if v is None else v for v in np.asarray(values[name]).tolist()]
+        """Rebuild from :meth:`to_metadata` output (numpy arrays or JSON lists)."""
+        values = {f.name: np.asarray(data[f.name]) for f in fields(cls)}
+        measured = np.asarray(data["measured"], dtype=bool)
+        values["noisy"] = np.where(measured, values["noisy"].astype(np.float64), np.nan)
+        values["variance"] = np.where(measured, values["variance"].astype(np.float64), np.inf)
         return cls(**values)
 
 
