@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import networkx as nx
 import numpy as np
+import pytest
 import scipy.sparse as sps
 from hypothesis import given
 from hypothesis import strategies as st
@@ -178,3 +179,64 @@ def _read_body(tmp_path_factory, text, n, comments):
 
 
 test_read_edgelist, test_read_edgelist_slow = _read_body
+
+
+@st.composite
+def valid_graphs(draw):
+    n = draw(st.integers(0, 14))
+    kind = draw(st.sampled_from(["random", "complete", "empty", "star", "huge_ids"]))
+    if kind == "complete" or n < 2:
+        edges = list(nx.complete_graph(n).edges)
+    elif kind == "empty":
+        edges = []
+    elif kind == "star":
+        edges = [(0, i) for i in range(1, n)]
+    else:
+        pairs = [(u, v) for u in range(n) for v in range(u + 1, n)]
+        edges = draw(st.lists(st.sampled_from(pairs), unique=True, max_size=len(pairs)))
+    arr = np.array(edges, dtype=np.int64).reshape(-1, 2)
+    if kind == "huge_ids":
+        ids = np.array([2**62 + 7 * i for i in range(n)], dtype=np.int64)
+        return ids[arr], n, ids
+    return arr, n, None
+
+
+@twin(
+    given(
+        graph=valid_graphs(),
+        epsilon=st.floats(0.01, 20),
+        delta=st.floats(1e-9, 0.1),
+        interval=st.booleans(),
+        rng=st.integers(0, 2**32),
+    )
+)
+def _valid_triangles_body(method, graph, epsilon, delta, interval, rng):
+    edges, n, nodes = graph
+    budget = Budget(100.0, 0.5)
+    rel = run(
+        lambda: triangle_count(
+            as_edge_graph(edges, n=n, nodes=nodes) if nodes is not None else edges,
+            epsilon=epsilon,
+            delta=delta if method == "smooth" else 0.0,
+            method=method,
+            budget=budget,
+            rng=rng,
+            n=None if nodes is not None else n,
+            interval_epsilon=0.5 if interval and method != "global" else None,
+        ),
+        budget=budget,
+        names=GRAPH_NAMES,
+    )
+    assert rel is not None, "a valid graph was refused"
+    finite_values(rel.value)
+    assert len(budget.history) >= 1
+    if method == "global" or interval:
+        low, high = rel.confidence_interval(0.9)
+        assert np.isfinite(low)
+        assert np.isfinite(high)
+        assert low <= high
+
+
+each_method = pytest.mark.parametrize("method", METHODS)
+test_triangle_count_valid = each_method(_valid_triangles_body[0])
+test_triangle_count_valid_slow = each_method(_valid_triangles_body[1])

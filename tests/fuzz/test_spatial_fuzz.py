@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import geopandas as gpd
 import numpy as np
+import pytest
 import shapely
 from hypothesis import given
 from hypothesis import strategies as st
@@ -236,3 +237,53 @@ def _suggest_body(extent, epsilon, n_sites, c):
 
 
 test_suggest_cell_size, test_suggest_cell_size_slow = _suggest_body
+
+
+valid_coord = st.one_of(
+    st.floats(-100, 1_100),
+    st.sampled_from([0.0, 100.0, 999.999, 1_000.0, np.nextafter(1000, 0), 1e-300]),
+)
+
+
+@twin(
+    given(
+        pts=st.lists(st.tuples(valid_coord, valid_coord), max_size=60),
+        dup=st.integers(0, 30),
+        epsilon=st.floats(0.01, 20),
+        k=st.integers(1, 3),
+        rng=st.integers(0, 2**32),
+    )
+)
+def _valid_heatmap_body(method, pts, dup, epsilon, k, rng):
+    pts = pts + pts[:1] * dup  # one site repeated: many points in a single cell
+    x = np.array([p[0] for p in pts], dtype=float)
+    y = np.array([p[1] for p in pts], dtype=float)
+    budget = Budget(100.0)
+    hm = run(
+        lambda: heatmap(
+            (x, y),
+            GRID,
+            epsilon=epsilon,
+            method=method,
+            budget=budget,
+            rng=rng,
+            max_sites_per_individual=k,
+            crs=CRS,
+        ),
+        budget=budget,
+        names=SPATIAL_NAMES,
+    )
+    assert hm is not None, "valid sites were refused"
+    _check_heatmap(hm, budget, 0)
+    low, high = hm.confidence_interval(0.9)
+    finite_values(low)
+    finite_values(high)
+    finite_values(nonnegative(hm).counts)
+    est = hm.query(shapely.box(150, 150, 420, 730), level=0.9)
+    for value in (est.estimate, est.ci_low, est.ci_high, est.variance):
+        assert np.isfinite(value), est
+
+
+each_method = pytest.mark.parametrize("method", sorted(METHODS))
+test_heatmap_valid = each_method(_valid_heatmap_body[0])
+test_heatmap_valid_slow = each_method(_valid_heatmap_body[1])
