@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import decimal
 import re
 import warnings
 from collections.abc import Callable, Iterable
@@ -32,6 +33,7 @@ KNOWN_UNCLEAR = (
     "setting an array element with a sequence",
     "to sample exactly",
     "object is not iterable",
+    "math domain error",
 )
 # Exceptions that are bugs (wrong type, or a spend recorded before the failure), each pinned by a
 # strict xfail in test_known_bugs.py; tolerated here so the fuzzers keep hunting for new ones.
@@ -40,6 +42,8 @@ KNOWN_BUGS = (
     (RuntimeWarning, "overflow encountered in divide"),
     (MemoryError, "Unable to allocate"),
     (OverflowError, "int too large to convert to float"),
+    (OverflowError, "Numerical result out of range"),
+    (decimal.Overflow, "decimal.Overflow"),
 )
 # Warnings other than PrivacyLeakWarning that a docstring documents (category, message part).
 DOCUMENTED_WARNINGS = ((UserWarning, "self-loop(s) (lines with u == v)"),)
@@ -107,7 +111,7 @@ def run(
             _check_refusal(exc, tuple(names), budget, before)
             event(f"refused: {type(exc).__name__}")
             result = None
-        except (OverflowError, RuntimeWarning, MemoryError) as exc:
+        except (ArithmeticError, RuntimeWarning, MemoryError) as exc:
             if not _known_bug(exc):
                 raise
             event(f"known bug: {type(exc).__name__}")
