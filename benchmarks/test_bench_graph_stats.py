@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 import time
-import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 import pytest
-from benchmarks.test_bench_triangles import ladder_median
+from benchmarks.test_bench_triangles import GRAPHS, ladder_median, read
 
 import dpatlas as dpa
 from dpatlas.graph.clustering import clustering_coefficient
@@ -30,22 +29,9 @@ from dpatlas.graph.edges import edge_count
 from dpatlas.graph.kstars import kstar_count
 from dpatlas.graph.stats import kstar_exact, kstar_ladder
 
-GRAPHS = {  # file, public n
-    "ca-GrQc": ("ca-GrQc.txt", 5_241),
-    "email-Enron": ("email-Enron.txt.gz", 36_692),
-    "facebook": ("facebook_combined.txt.gz", 4_039),
-    "wiki-Vote": ("wiki-Vote.txt.gz", 7_115),
-    "ca-HepPh": ("ca-HepPh.txt.gz", 12_006),
-}
 EPSILONS = (0.1, 0.5, 1.0, 2.0)
 RUNS = 21
 STATS = ("edges", "deg/sorted", "deg/direct", "2-stars", "3-stars", "clustering")
-
-
-def read(shared: Path, name: str) -> dpa.graph.EdgeGraph:
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=".*self-loop", category=UserWarning)
-        return dpa.graph.read_edgelist(shared / "graphs" / GRAPHS[name][0])
 
 
 def errors(g: dpa.graph.EdgeGraph, n: int, eps: float) -> dict[str, float]:

@@ -35,7 +35,7 @@ from dpatlas.core.validation import check_delta, check_epsilon
 from dpatlas.errors import PrivacyLeakWarning
 from dpatlas.graph.edges import prepare_graph
 from dpatlas.graph.kstars import kstar_count
-from dpatlas.graph.triangles import METHODS, triangle_count
+from dpatlas.graph.triangles import _checked, triangle_count
 
 __all__ = ["ClusteringRelease", "clustering_coefficient"]
 
@@ -61,24 +61,10 @@ class ClusteringRelease(Release):
         return low, high
 
 
-def _checked(share: Any, method: Any, delta: float, interval_epsilon: Any) -> float:
+def _check_share(share: Any) -> float:
     if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0 < share < 1:
         raise ValueError(f"triangle_share must be a number in (0, 1), got {share!r}; e.g. 0.5")
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}, got {method!r}")
-    if delta > 0 and method != "smooth":
-        raise ValueError(
-            f"delta={delta!r} applies only to method='smooth'; the {method} method is pure ε-DP: "
-            "pass delta=0"
-        )
-    if interval_epsilon is None:
-        return 0.0
-    if method == "global":
-        raise ValueError(
-            "interval_epsilon is not needed for method='global': its noise scale is public, so "
-            "confidence_interval() is free; drop interval_epsilon"
-        )
-    return check_epsilon(interval_epsilon, "interval_epsilon")
+    return float(share)
 
 
 def clustering_coefficient(
@@ -135,10 +121,11 @@ def clustering_coefficient(
     True
     """
     eps, d = check_epsilon(epsilon), check_delta(delta)
-    extra = _checked(triangle_share, method, d, interval_epsilon)
+    share = _check_share(triangle_share)
+    extra = _checked(method, d, False, interval_epsilon)  # same rules as triangle_count
     src = get_source(rng)
     name, total = f"clustering_coefficient/{method}", eps + extra
-    eps_t, eps_w = eps * triangle_share, eps * (1 - triangle_share)
+    eps_t, eps_w = eps * share, eps * (1 - share)
     rho = None if d > 0 else (eps_t**2 + eps_w**2 + 2 * (extra / 2) ** 2) / 2
     if budget is not None:
         budget.check(total, d, rho=rho)
@@ -155,7 +142,7 @@ def clustering_coefficient(
         "method": method,
         "n": g.n,
         "n_from_data": not g.nodes_public,
-        "triangle_share": float(triangle_share),
+        "triangle_share": share,
         "noisy_triangles": int(tri.value),
         "noisy_wedges": int(wed.value),
     }

@@ -25,7 +25,7 @@ from dpatlas.core.smooth import smooth_beta, smooth_bound, smooth_halfwidth, smo
 from dpatlas.core.validation import check_delta, check_epsilon
 from dpatlas.graph.edges import prepare_graph
 from dpatlas.graph.stats import check_k, kstar_exact, kstar_ladder, ladder_of_pairs, star_gain
-from dpatlas.graph.triangles import METHODS
+from dpatlas.graph.triangles import _checked
 
 __all__ = ["KStarRelease", "kstar_count"]
 
@@ -63,24 +63,6 @@ def star_halfwidth(meta: Any, gamma: float) -> int:
     low = min(c, max(meta["noisy_d_max"] - h - 1, 0))
     lower = ladder_of_pairs(np.array([[low, 0]]), gain, np.arange(2 * c - low + 1))
     return ladder_halfwidth(upper, lower, eps, 1.0 - gamma / 2, global_sensitivity=gs)
-
-
-def _checked(method: Any, delta: float, interval_epsilon: Any) -> float:
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}, got {method!r}")
-    if delta > 0 and method != "smooth":
-        raise ValueError(
-            f"delta={delta!r} applies only to method='smooth'; the {method} method is pure ε-DP: "
-            "pass delta=0"
-        )
-    if interval_epsilon is None:
-        return 0.0
-    if method == "global":
-        raise ValueError(
-            "interval_epsilon is not needed for method='global': its noise scale is public, so "
-            "confidence_interval() is free; drop interval_epsilon"
-        )
-    return check_epsilon(interval_epsilon, "interval_epsilon")
 
 
 def kstar_count(
@@ -140,7 +122,7 @@ def kstar_count(
     """
     k = check_k(k)
     eps, d = check_epsilon(epsilon), check_delta(delta)
-    extra = _checked(method, d, interval_epsilon)
+    extra = _checked(method, d, False, interval_epsilon)  # same rules as triangle_count
     src = get_source(rng)
     name, total = f"kstar_count/{method}", eps + extra
     rho = None if d > 0 else (eps**2 + extra**2) / 2
