@@ -132,3 +132,11 @@ def test_post_processing_helpers() -> None:
     assert r.sum() == 20
     assert np.abs(r - p).max() < 1
     assert project_simplex(np.array([-1.0, 2.0]), 0).tolist() == [0.0, 0.0]
+
+
+def test_degree_histogram_has_no_per_bin_interval() -> None:
+    rel = degree_histogram(nx.path_graph(5), epsilon=1.0, rng=0)
+    assert rel.scale is None
+    assert rel.metadata["noise_scale"] == 2.0
+    with pytest.raises(ValueError, match="no per-bin confidence interval"):
+        rel.confidence_interval()

@@ -7,7 +7,7 @@ release with :func:`triangle_count`; inspect (NOT private) with :func:`sensitivi
 
 from dpatlas.graph.adjacency import EdgeAdjacency
 from dpatlas.graph.clustering import ClusteringRelease, clustering_coefficient
-from dpatlas.graph.degrees import degree_histogram
+from dpatlas.graph.degrees import DegreeHistogramRelease, degree_histogram
 from dpatlas.graph.edgegraph import EdgeGraph, as_edge_graph
 from dpatlas.graph.edges import edge_count
 from dpatlas.graph.io import read_edgelist
@@ -17,6 +17,7 @@ from dpatlas.graph.triangles import TriangleRelease, triangle_count
 
 __all__ = [
     "ClusteringRelease",
+    "DegreeHistogramRelease",
     "EdgeAdjacency",
     "EdgeGraph",
     "KStarRelease",

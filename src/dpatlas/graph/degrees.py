@@ -36,9 +36,28 @@ from dpatlas.core.rng import RngLike, get_source
 from dpatlas.core.validation import check_epsilon
 from dpatlas.graph.edges import prepare_graph
 
-__all__ = ["DEGREE_METHODS", "degree_histogram", "project_simplex", "round_to_total"]
+__all__ = [
+    "DEGREE_METHODS",
+    "DegreeHistogramRelease",
+    "degree_histogram",
+    "project_simplex",
+    "round_to_total",
+]
 
 DEGREE_METHODS = ("sorted", "direct")
+
+
+class DegreeHistogramRelease(Release):
+    """A post-processed histogram: no per-bin interval (the noise was added before fitting)."""
+
+    def confidence_interval(self, level: float = 0.95) -> tuple[Any, Any]:
+        """Refused: isotonic fitting / projection mixes the noise of many entries."""
+        raise ValueError(
+            "a degree histogram has no per-bin confidence interval: the noise (scale "
+            f"metadata['noise_scale']={self.metadata.get('noise_scale')}) was added to the "
+            f"{'sorted degree sequence' if self.metadata.get('method') == 'sorted' else 'bins'} "
+            "before post-processing, which mixes entries"
+        )
 
 
 def project_simplex(x: np.ndarray, total: float) -> np.ndarray:
@@ -100,7 +119,7 @@ def degree_histogram(
     budget: Budget | None = None,
     rng: RngLike = None,
     n: int | None = None,
-) -> Release:
+) -> DegreeHistogramRelease:
     """Release the degree histogram (bins ``0 .. max_degree``) of ``graph`` under edge-DP.
 
     Parameters
@@ -124,10 +143,10 @@ def degree_histogram(
 
     Returns
     -------
-    Release
-        ``value``: int64 array of length ``D + 1`` summing to ``n``; ``sensitivity`` 2 or 4 and
-        ``scale`` of the noise before post-processing (so ``confidence_interval()`` describes
-        the raw noise, not the post-processed bins); metadata ``method``, ``n``, ``max_degree``.
+    DegreeHistogramRelease
+        ``value``: int64 array of length ``D + 1`` summing to ``n``; ``sensitivity`` 2 or 4;
+        ``scale`` None (post-processed: ``confidence_interval()`` raises); metadata ``method``,
+        ``n``, ``max_degree`` and ``noise_scale`` (the public scale of the raw noise).
 
     Examples
     --------
@@ -157,14 +176,20 @@ def degree_histogram(
         hist = np.bincount(deg, minlength=top + 1)
         raw = discrete_laplace(hist, sensitivity=4, epsilon=eps, rng=src, mechanism=name)
         value = round_to_total(project_simplex(np.asarray(raw.value), g.n), g.n)
-    meta = {"method": method, "n": g.n, "n_from_data": not g.nodes_public, "max_degree": top}
-    return Release(
+    meta = {
+        "method": method,
+        "n": g.n,
+        "n_from_data": not g.nodes_public,
+        "max_degree": top,
+        "noise_scale": raw.scale,
+    }
+    return DegreeHistogramRelease(
         value=value,
         epsilon=eps,
         delta=0.0,
         mechanism=name,
         sensitivity=raw.sensitivity,
-        scale=raw.scale,
+        scale=None,
         noise=raw.noise,
         seeded=src.seeded,
         rho=raw.rho,
