@@ -10,7 +10,14 @@ import numpy as np
 import pytest
 
 from dpatlas.graph.edgegraph import as_edge_graph
-from dpatlas.graph.stats import check_k, kstar_exact, kstar_frontier, kstar_ladder, star_gain
+from dpatlas.graph.stats import (
+    check_k,
+    kstar_exact,
+    kstar_frontier,
+    kstar_ladder,
+    ladder_of_pairs,
+    star_gain,
+)
 
 
 def _tables(n: int, k: int) -> tuple[list[tuple[int, int]], np.ndarray]:
@@ -83,3 +90,18 @@ def test_k_checks_and_overflow() -> None:
         check_k(2.0)
     with pytest.raises(ValueError, match="k=30 is too large for n=1000"):
         star_gain(1000, 30)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_frontier_pruning_equals_all_pairs(seed: int) -> None:
+    g = nx.powerlaw_cluster_graph(60, 3, 0.5, seed=seed)
+    eg = as_edge_graph(g)
+    deg = np.asarray(eg.degrees, dtype=np.int64)
+    adj = eg.to_scipy().toarray().astype(np.int64)
+    i, j = np.triu_indices(eg.n, 1)
+    e = np.stack([deg[i] - adj[i, j], deg[j] - adj[i, j]], axis=1)
+    for k in (2, 3):
+        gain = star_gain(eg.n, k)
+        lad = kstar_ladder(eg, k)
+        s = np.arange(lad.size)
+        assert ladder_of_pairs(e, gain, s).tolist() == lad.tolist()
