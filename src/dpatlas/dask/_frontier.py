@@ -6,7 +6,9 @@ nodes, on the driver. Levels ``>= 1``: block ``0`` with itself first, then each 
 (highest degrees first) with the blocks ``J >= I`` up to the last rank that can still hold an
 undominated pair (the pruning of :mod:`dpatlas.graph._pairs`: a partner ``j`` of degree
 ``d_j < t`` is dominated by a pair already found). Every wave's tasks run in parallel; the
-driver merges their levels before choosing the next wave, so the frontier is exact.
+driver chooses wave ``I`` from the levels of the waves before ``I - 1`` and merges wave ``I - 1``
+while ``I`` runs: a lower bound of the frontier, however old, only prunes dominated pairs, so
+the result is exact (a fresher bound only prunes more).
 """
 
 from __future__ import annotations
@@ -69,6 +71,7 @@ def _wave(run: Any, layout: Layout, i: int, first: int, reach: int, front: Any) 
                     front,
                     layout.n,
                     pure=False,
+                    priority=1,  # ahead of the triangle tasks, which fill the gaps
                 )
             )
     return tasks
@@ -80,18 +83,20 @@ def frontier(run: Any, layout: Layout) -> np.ndarray:
     levels = np.full(int(ds[0]) + 2, -1, dtype=np.int64)
     levels[0] = _c_max(ds, _row_reader(run, layout))
     seed = int(bounds[1])
-    pending = _wave(run, layout, 0, 0, seed, _suffix_max(levels))
+    _merge(levels, run.gather(_wave(run, layout, 0, 0, seed, _suffix_max(levels))))
+    running: list[Any] = []
     for i in range(len(layout.blocks)):
-        _merge(levels, run.gather(pending))
         front, r0 = _suffix_max(levels), int(bounds[i])
         if r0 >= layout.n - 1 or ds[r0] < 1:
-            return front
+            break
         t = _threshold(front, int(ds[r0]))
         reach = layout.n if t is None else int(np.searchsorted(-ds, -t, side="right"))
         if t is None or reach <= max(r0 + 1, seed):
-            return front
-        pending = _wave(run, layout, i, max(i, 1), reach, front)
-    return _suffix_max(_merge(levels, run.gather(pending)))
+            break
+        submitted = _wave(run, layout, i, max(i, 1), reach, front)
+        _merge(levels, run.gather(running))  # the previous wave, while this one runs
+        running = submitted
+    return _suffix_max(_merge(levels, run.gather(running)))
 
 
 def _suffix_max(levels: np.ndarray) -> np.ndarray:
