@@ -41,6 +41,7 @@ DEFAULT_MAX_WEDGES = 10**10
 PAIRS_PER_BLOCK = 625_000
 MAX_BLOCKS = 64
 TRIANGLE_GROUPS = 8
+PAIRS_PER_GROUP = 2_500_000
 
 
 def _check_frame(frame: Any, columns: tuple[str, str]) -> None:
@@ -77,7 +78,8 @@ def _check_summary(loops: int, low: int, high: int, n: int | None) -> None:
 def _triangles(run: Any, layout: _layout.Layout) -> list[Any]:
     """Futures of the triangle partials over pairs of block groups ``X <= Z``."""
     count = len(layout.blocks)
-    edges = np.unique(np.linspace(0, count, min(count, TRIANGLE_GROUPS) + 1).astype(int))
+    want = int(np.clip(-(-int(layout.ds.sum()) // PAIRS_PER_GROUP), 2, TRIANGLE_GROUPS))
+    edges = np.unique(np.linspace(0, count, min(count, want) + 1).astype(int))
     groups = [(int(a), int(b)) for a, b in itertools.pairwise(edges)]
     out = []
     for zi, (za, zb) in enumerate(groups):
@@ -99,7 +101,8 @@ def _layout_of(run: Any, edges: Any, n: int | None, columns: tuple[str, str], ma
     frame = frame_of(edges, "edges")
     _check_frame(frame, columns)
     parts = partitions(frame, list(columns), "edges")
-    buckets = max(1, min(len(parts), 32))
+    threads = sum(run.nthreads().values())
+    buckets = max(1, min(len(parts), 2 * threads, 64))
     splits = run.compute([delayed(_layout.hash_split)(p, columns, buckets) for p in parts])
     loops, low, high = _layout.frame_summary(run, [run.submit(getitem, f, 0) for f in splits])
     _check_summary(loops, low, high, n)
@@ -122,7 +125,6 @@ def _layout_of(run: Any, edges: Any, n: int | None, columns: tuple[str, str], ma
     rank = np.empty(full.size, dtype=np.int64)
     rank[order] = np.arange(full.size)
     ds = full[order]
-    threads = sum(run.nthreads().values())
     want = int(np.clip(-(-int(ds.sum()) // PAIRS_PER_BLOCK), 4 * threads, MAX_BLOCKS))
     bounds = _layout.block_bounds(ds, want)
     mapping = run.scatter([(None if n is not None else ids, rank)], broadcast=True)[0]
