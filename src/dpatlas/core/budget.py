@@ -192,7 +192,7 @@ class Budget:
                 f"an (ε, δ) spend with delta={d} has no zCDP cost; pass rho= (Gaussian "
                 "releases give it) or use accounting='basic'"
             )
-        r = None if rho is None else dec(check_epsilon(rho, "rho"))
+        r = None if rho is None else dec(check_epsilon(rho, "rho", maximum=math.inf))
         now = datetime.now(timezone.utc).isoformat(timespec="microseconds")
         return Spend(dec(eps), dec(d), r, str(mechanism), str(note), now)
 

@@ -19,7 +19,7 @@ inverse-CDF sampler; see Mironov 2012 for why that matters):
 
 The scale
 ``Δ/ε`` is represented as a fraction ``t/s`` with ``t < 2**41``; when the exact fraction is
-larger it is rounded *up*, which adds at most a relative ``2**-40`` of extra noise and can only
+larger it is rounded *up*, which adds at most a relative ``2**-38`` of extra noise and can only
 lower the privacy loss.
 """
 
@@ -58,16 +58,24 @@ def rational_scale(scale: float | Fraction) -> tuple[int, int]:
     """
     exact = Fraction(scale)
     if exact <= 0:
-        raise ValueError(f"scale must be > 0, got {float(exact)!r}")
+        raise ValueError(f"scale must be > 0, got {scale!r}")
     if exact.numerator < 2**_BITS and exact.denominator <= 2**_BITS:
         return exact.numerator, exact.denominator
-    k = min(max(_BITS - math.ceil(math.log2(exact)), 0), _BITS)
+    if exact >= 2 ** (_BITS + 10):
+        raise ValueError(
+            f"noise scale sensitivity/epsilon is about 2**{_log2(exact)}, too large (> 2**50) to "
+            "sample exactly; use a larger epsilon or bound the sensitivity"
+        )
+    k = min(max(_BITS - _log2(exact) - 1, 0), _BITS)
     s = 2**k
     t = math.ceil(exact * s)
-    if t >= 2 ** (_BITS + 10):
-        raise ValueError(f"scale {float(exact):.3g} is too large (> 2**50) to sample exactly")
     g = math.gcd(t, s)
     return t // g, s // g
+
+
+def _log2(x: Fraction) -> int:
+    """An integer within one of log2(x), without converting x to a float (no overflow)."""
+    return x.numerator.bit_length() - x.denominator.bit_length()
 
 
 def _bernoulli_exp_neg(src: RandomSource, num: np.ndarray, den: int) -> np.ndarray:

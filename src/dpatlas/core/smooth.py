@@ -17,7 +17,7 @@ and the Laplace density) give for continuous noise; we sample on the integer lat
 answer is an integer, and no floating-point output can leak low bits: Mironov 2012), so here
 are proofs for the lattice. Write ``b, b'`` for the scales at ``G, G'``; ``b >= c·|T - T'|/ε``
 by (S1) at ``G'`` (``c`` = 6 or 2), and ``b/b' <= e^{β*}`` with ``β* = β + 2**-39`` by (S2)
-plus rounding (``b`` is rounded *up* to a fraction, relative ``<= 2**-40``; ``S`` is a float
+plus rounding (``b`` is rounded *up* to a fraction, relative ``<= 2**-38``; ``S`` is a float
 with ``S >= I_0`` exactly). Then ``P_G(y)/P_G'(y) = [P_b(k)/P_b'(k)] · [P_b'(k)/P_b'(k')]``
 with ``k = y - T``, ``k' = y - T'``.
 

@@ -27,8 +27,14 @@ def _real(x: Any, name: str) -> float:
     return float(x)
 
 
-def check_epsilon(x: Any, name: str = "epsilon") -> float:
-    """Return ``x`` as a float after checking it is finite and > 0.
+MAX_EPSILON = 1e6
+
+
+def check_epsilon(x: Any, name: str = "epsilon", *, maximum: float = MAX_EPSILON) -> float:
+    """Return ``x`` as a float after checking it is finite, > 0 and <= ``maximum``.
+
+    The default cap of 1e6 is far beyond any meaningful guarantee (ε = 50 already lets an
+    adversary tell neighbours apart with odds of e^50) and keeps ε², e^ε and Δ/ε finite.
 
     Examples
     --------
@@ -38,10 +44,18 @@ def check_epsilon(x: Any, name: str = "epsilon") -> float:
     Traceback (most recent call last):
     ...
     ValueError: epsilon must be a finite number > 0, got -1.0
+    >>> check_epsilon(1e300)
+    Traceback (most recent call last):
+    ...
+    ValueError: epsilon must be at most 1e+06, got 1e+300; a larger epsilon protects nothing
     """
     v = _real(x, name)
     if not (math.isfinite(v) and v > 0):
         raise ValueError(f"{name} must be a finite number > 0, got {v!r}")
+    if v > maximum:
+        raise ValueError(
+            f"{name} must be at most {maximum:g}, got {v:g}; a larger {name} protects nothing"
+        )
     return v
 
 
