@@ -120,7 +120,12 @@ def check_positive_int(x: Any, name: str, *, minimum: int = 1) -> int:
 
 
 def _as_numeric_array(values: Any, name: str) -> np.ndarray:
-    arr = np.asarray(values)
+    try:
+        arr = np.asarray(values)
+    except ValueError:
+        raise ValueError(
+            f"{name} must be a scalar or a rectangular array; got nested sequences of unequal lengths"
+        ) from None
     if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
         raise TypeError(f"{name} must be numbers (a scalar or an array), got dtype {arr.dtype}")
     if np.iscomplexobj(arr):
