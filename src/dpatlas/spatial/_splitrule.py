@@ -100,6 +100,8 @@ class SplitRule:
 
 
 def _loss(lam: float, fanout: int, sensitivity: int) -> float:
+    if 1 / lam > 700:  # e^{1/λ} beyond float range: the bound is astronomically large
+        return math.inf
     return sensitivity * (2 / lam + math.expm1(1 / lam) / (fanout - 1))
 
 
