@@ -150,7 +150,7 @@ def _check_heatmap(hm: Heatmap, budget: Budget, before: int) -> None:
     )
 )
 def _heatmap_body(data, method, epsilon, crs, k, rng, post):
-    budget = Budget(1e301)
+    budget = Budget(1e6)
     before = len(budget.history)
     call_crs = None if not isinstance(data, tuple | np.ndarray) else crs
     hm = run(

@@ -47,7 +47,8 @@ def grid_step(scale: float, finest: float, coarsest: float, resolution: Any = No
 
 def to_grid(x: np.ndarray, g: float, name: str = "values") -> np.ndarray:
     """``round(x / g)`` as int64 (ties to even), refusing magnitudes the grid cannot hold."""
-    units = np.rint(x / g)
+    with np.errstate(over="ignore"):  # an overflow to inf is caught by the check below
+        units = np.rint(x / g)
     if units.size and np.abs(units).max() >= 2.0**60:
         raise ValueError(
             f"{name} reach {np.abs(x).max():.6g}, too large for the grid step {g:.3g} "

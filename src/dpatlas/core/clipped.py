@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from fractions import Fraction
 from typing import Any, cast
 
 import numpy as np
 
 from dpatlas.core.budget import Budget
-from dpatlas.core.discrete_laplace import discrete_laplace
+from dpatlas.core.discrete_laplace import discrete_laplace, rational_scale
 from dpatlas.core.laplace import laplace
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike, get_source
@@ -158,10 +159,12 @@ def clipped_mean(
     if not (isinstance(split, float) and 0.0 < split < 1.0):
         raise ValueError(f"split must be a float in (0, 1), got {split!r}")
     src = get_source(rng)
-    if budget is not None:
-        budget.spend(eps, 0.0, mechanism=mechanism, note=note)
     eps_sum = eps * split
     eps_count = math.nextafter(eps - eps_sum, 0.0)  # so that eps_sum + eps_count <= eps exactly
+    for sens, part in ((max(abs(lo), abs(hi)), eps_sum), (1.0, eps_count)):
+        rational_scale(Fraction(sens) / Fraction(part))  # refuse an unusable scale before spending
+    if budget is not None:
+        budget.spend(eps, 0.0, mechanism=mechanism, note=note)
     total = laplace(float(x.sum()), sensitivity=max(abs(lo), abs(hi)), epsilon=eps_sum, rng=src)
     count = discrete_laplace(x.size, sensitivity=1, epsilon=eps_count, rng=src)
     value = float(np.clip(total.value / max(count.value, 1), lo, hi))

@@ -60,7 +60,11 @@ def gaussian_delta(sigma: float, sensitivity: float, epsilon: float) -> float:
     >>> round(gaussian_delta(3.730631634944469, 1.0, 1.0), 12)
     1e-05
     """
-    s, d, e = check_epsilon(sigma, "sigma"), check_sensitivity(sensitivity), float(epsilon)
+    s, d, e = (
+        check_epsilon(sigma, "sigma", maximum=math.inf),
+        check_sensitivity(sensitivity),
+        float(epsilon),
+    )
     a, b = d / (2 * s) - e * s / d, -d / (2 * s) - e * s / d
     return float(special.ndtr(a) - math.exp(e + special.log_ndtr(b)))
 

@@ -54,7 +54,7 @@ def laplace_epsilon(sensitivity: float, scale: float) -> float:
     ...
     ValueError: scale must be a finite number > 0, got 0.0
     """
-    return check_sensitivity(sensitivity) / check_epsilon(scale, "scale")
+    return check_sensitivity(sensitivity) / check_epsilon(scale, "scale", maximum=math.inf)
 
 
 register_noise(

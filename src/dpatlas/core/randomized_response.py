@@ -81,6 +81,10 @@ def _labels(values: Any, categories: Any) -> tuple[np.ndarray, list[Any] | None,
         if x.size and (x.min() < 0 or x.max() >= k):
             raise ValueError(f"values must be in 0..{k - 1} for categories={k}")
         return x, None, k
+    if isinstance(categories, (bool, str, bytes)) or not hasattr(categories, "__iter__"):
+        raise TypeError(
+            f"categories must be an int k >= 2 or a sequence of labels, got {categories!r}"
+        )
     labels = list(categories)
     index = {c: i for i, c in enumerate(labels)}
     if len(index) < 2 or len(index) != len(labels):
