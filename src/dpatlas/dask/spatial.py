@@ -42,8 +42,10 @@ def _xy(part: Any, grid: Grid, crs: Any, xy: tuple[str, str]) -> tuple[np.ndarra
 
 
 def _bin(part: Any, grid: Grid, crs: Any, xy: tuple[str, str]) -> np.ndarray:
+    """Dense counts of one partition; int32 (half the bytes to move) when no cell can overflow."""
     x, y = _xy(part, grid, crs, xy)
-    return bin_points(grid, x, y)
+    counts = bin_points(grid, x, y)
+    return counts.astype(np.int32) if x.size < 2**31 else counts
 
 
 def _cells(part: Any, grid: Grid, crs: Any, xy: tuple[str, str], column: str) -> tuple:
@@ -62,7 +64,7 @@ def _cells(part: Any, grid: Grid, crs: Any, xy: tuple[str, str], column: str) ->
 
 
 def _sum(*grids: np.ndarray) -> np.ndarray:
-    out = grids[0].copy()
+    out = grids[0].astype(np.int64)
     for more in grids[1:]:
         out += more
     return out
@@ -80,7 +82,7 @@ def _total(client: Any, futures: list[Any], n_cells: int, fan_in: int = 4) -> np
         futures = [
             client.submit(_sum, *futures[i : i + fan_in]) for i in range(0, len(futures), fan_in)
         ]
-    return np.asarray(client.gather(futures[0])).reshape(-1)
+    return np.asarray(client.gather(futures[0]), dtype=np.int64).reshape(-1)
 
 
 def _columns(frame: Any, xy: tuple[str, str], column: str | None) -> list[str]:
