@@ -21,6 +21,7 @@ import networkx as nx
 import pytest
 
 from dpatlas.graph.counting import common_neighbour_stats, triangle_count_exact
+from dpatlas.graph.edgegraph import EdgeGraph
 from dpatlas.graph.io import read_edgelist
 from dpatlas.graph.sensitivity import sensitivity_ladder
 
@@ -49,41 +50,49 @@ def _pipeline(path: Path) -> dict[str, float]:
     return {"read": t1 - t0, "stats": t2 - t1, "triangles": t3 - t2, "ladder": t4 - t3}
 
 
+def _chain(g: EdgeGraph) -> None:
+    """stats + triangles + ladder on a copy of ``g`` with an empty cache."""
+    fresh = replace(g)
+    stats = common_neighbour_stats(fresh)
+    assert triangle_count_exact(fresh) == ENRON_TRIANGLES
+    sensitivity_ladder(stats)
+
+
 @pytest.mark.bench
 def test_enron_pipeline_against_networkx(shared_datasets: Path) -> None:
     path = shared_datasets / "graphs" / "email-Enron.txt.gz"
     g = read_edgelist(path)
     gx = g.to_networkx()
-    runs, t_nx, cold_triangles, cold_stats = [], float("inf"), float("inf"), float("inf")
+    runs, t_nx, chain, cold_triangles = [], float("inf"), float("inf"), float("inf")
     for _ in range(3):  # interleaved, so that both sides see the same machine load
         runs += [_pipeline(path), _pipeline(path)]
+        chain = min(chain, _best(lambda: _chain(g), 2)[0])
         t, count = _best(lambda: triangle_count_exact(replace(g)), 2)
         cold_triangles = min(cold_triangles, t)
-        cold_stats = min(cold_stats, _best(lambda: common_neighbour_stats(replace(g)), 2)[0])
         t, nx_count = _best(lambda: sum(nx.triangles(gx).values()) // 3, 1)
         t_nx = min(t_nx, t)
         assert count == nx_count == ENRON_TRIANGLES
     best = {k: min(r[k] for r in runs) for k in runs[0]}
     total = min(sum(r.values()) for r in runs)
-    compute = min(r["stats"] + r["triangles"] + r["ladder"] for r in runs)
+    after_read = min(r["stats"] + r["triangles"] + r["ladder"] for r in runs)
     rows = [
         ("read_edgelist", best["read"]),
         ("common_neighbour_stats (incl. triangles)", best["stats"]),
         ("triangle_count_exact (cached by stats)", best["triangles"]),
         ("sensitivity_ladder", best["ladder"]),
-        ("stats + triangles + ladder", compute),
+        ("stats + triangles + ladder, just after read", after_read),
         ("end to end (read + all)", total),
-        ("triangle_count_exact alone (fresh graph)", cold_triangles),
-        ("common_neighbour_stats alone (fresh graph)", cold_stats),
+        ("stats + triangles + ladder (fresh cache)", chain),
+        ("triangle_count_exact alone (fresh cache)", cold_triangles),
         ("networkx triangles", t_nx),
     ]
     print("\nemail-Enron (183,831 edges): best of 6 (networkx: best of 3), interleaved")
-    print(f"{'step':<44}{'seconds':>10}{'networkx / this':>18}")
+    print(f"{'step':<46}{'seconds':>10}{'networkx / this':>18}")
     for name, sec in rows:
-        print(f"{name:<44}{sec:>10.4f}{t_nx / max(sec, 1e-9):>18.1f}")
+        print(f"{name:<46}{sec:>10.4f}{t_nx / max(sec, 1e-9):>18.1f}")
     print("BENCHMARKS.md anchors: full (A@A)*A 0.94 s, tril SpGEMM ~0.05 s, pruned a_max 0.07 s")
     assert total <= 1.0
-    assert t_nx / compute >= 20
+    assert t_nx / chain >= 20
     assert t_nx / cold_triangles >= 20
 
 
@@ -97,6 +106,7 @@ CHILD_PROCESS = """
 import json, resource, sys, time, numpy as np
 from dpatlas.graph.edgegraph import as_edge_graph
 from dpatlas.graph.counting import common_neighbour_stats, triangle_count_exact
+from dpatlas.graph.edgegraph import EdgeGraph
 from dpatlas.graph.sensitivity import sensitivity_ladder
 edges = np.load(sys.argv[1])
 t = [time.perf_counter()]
