@@ -37,7 +37,7 @@ from dpatlas.core.release import Release, register_noise
 from dpatlas.core.rng import RandomSource, RngLike, get_source
 from dpatlas.core.validation import as_int_array, check_epsilon, check_sensitivity
 
-__all__ = ["discrete_laplace", "rational_scale", "sample_discrete_laplace"]
+__all__ = ["discrete_laplace", "rational_scale", "sample_discrete_laplace", "upper_tail_bound"]
 
 _BITS = 40
 _TABLE_MIN_SIZE = 64
@@ -151,6 +151,26 @@ def _halfwidth(scale: float, level: float) -> float:
     while h > 0 and 2 * p**h / (1 + p) <= 1 - level:
         h -= 1
     return float(h)
+
+
+def upper_tail_bound(scale: float, alpha: float) -> int:
+    """Smallest ``h >= 0`` with ``P(Z > h) <= alpha`` for discrete Laplace ``Z`` of ``scale``.
+
+    ``P(Z > h) = p**(h + 1) / (1 + p)`` with ``p = exp(-1/scale)``; used to turn a noisy
+    released bound into a high-probability one (post-processing).
+
+    Examples
+    --------
+    >>> upper_tail_bound(1.0, 0.05)
+    2
+    """
+    p = math.exp(-1.0 / scale)
+    h = max(0, math.ceil(math.log(alpha * (1 + p)) / math.log(p)) - 1)
+    while h > 0 and p**h / (1 + p) <= alpha:
+        h -= 1
+    while p ** (h + 1) / (1 + p) > alpha:
+        h += 1
+    return h
 
 
 def _variance(scale: float) -> float:

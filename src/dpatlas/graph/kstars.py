@@ -10,13 +10,17 @@ When ``GS = 0`` (``n <= k``) every graph on the node set has no k-star: 0 is rel
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
 from dpatlas.core.budget import Budget
-from dpatlas.core.discrete_laplace import discrete_laplace, rational_scale, sample_discrete_laplace
+from dpatlas.core.discrete_laplace import (
+    discrete_laplace,
+    rational_scale,
+    sample_discrete_laplace,
+    upper_tail_bound,
+)
 from dpatlas.core.ladder import ladder_mechanism
 from dpatlas.core.ladder_exact import ladder_halfwidth
 from dpatlas.core.release import Release
@@ -49,10 +53,7 @@ class KStarRelease(Release):
 def star_halfwidth(meta: Any, gamma: float) -> int:
     """Noise half-width failing with probability ``<= γ`` (``d̂`` tails ``γ/4`` each)."""
     gs, eps, b = meta["global_sensitivity"], meta["count_epsilon"], meta["d_max_noise_scale"]
-    p = math.exp(-1.0 / b)
-    h = max(0, math.ceil(math.log(gamma / 4 * (1 + p)) / math.log(p)) - 1)
-    while p ** (h + 1) / (1 + p) > gamma / 4:
-        h += 1
+    h = upper_tail_bound(b, gamma / 4)
     gain = star_gain(meta["n"], meta["k"])
     c = gain.size - 1
     high = min(c, max(meta["noisy_d_max"] + h, 0))

@@ -36,14 +36,18 @@ as asked, so accounting never depends on ``n``) with interval ``(0, 0)``.
 
 from __future__ import annotations
 
-import math
 import warnings
 from typing import Any
 
 import numpy as np
 
 from dpatlas.core.budget import Budget
-from dpatlas.core.discrete_laplace import discrete_laplace, rational_scale, sample_discrete_laplace
+from dpatlas.core.discrete_laplace import (
+    discrete_laplace,
+    rational_scale,
+    sample_discrete_laplace,
+    upper_tail_bound,
+)
 from dpatlas.core.ladder import ladder_mechanism
 from dpatlas.core.ladder_exact import ladder_halfwidth
 from dpatlas.core.release import Release
@@ -79,10 +83,7 @@ class TriangleRelease(Release):
 
 def _halfwidth(meta: Any, gamma: float) -> int:
     gs, eps, b = meta["global_sensitivity"], meta["count_epsilon"], meta["a_max_noise_scale"]
-    p = math.exp(-1.0 / b)
-    h = max(0, math.ceil(math.log(gamma / 4 * (1 + p)) / math.log(p)) - 1)
-    while p ** (h + 1) / (1 + p) > gamma / 4:
-        h += 1
+    h = upper_tail_bound(b, gamma / 4)
     high = min(gs, max(meta["noisy_a_max"] + h, 0))
     upper = np.minimum(high + np.arange(gs - high + 1), gs)
     if meta["method"] == "smooth":
