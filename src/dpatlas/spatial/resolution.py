@@ -62,6 +62,10 @@ def suggest_cell_size(extent: Any, epsilon: float, n_sites: float, *, c: float =
     eps = check_epsilon(epsilon)
     if isinstance(n_sites, bool) or not isinstance(n_sites, numbers.Real) or math.isnan(n_sites):
         raise TypeError(f"n_sites must be a number (public or a private estimate), got {n_sites!r}")
+    if not math.isfinite(n_sites):
+        raise ValueError(f"n_sites must be finite, got {n_sites!r}")
+    if isinstance(c, bool) or not isinstance(c, numbers.Real) or not (math.isfinite(c) and c > 0):
+        raise ValueError(f"c must be a finite number > 0 (QYL use c = 10), got {c!r}")
     area = _area(extent)
     if not (math.isfinite(area) and area > 0):
         raise ValueError(f"extent must have a finite area > 0, got {area!r} from {extent!r}")
