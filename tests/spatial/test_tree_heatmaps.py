@@ -184,3 +184,11 @@ def test_auto_releases_the_chosen_method_and_records_it():
         sp.heatmap(
             _sites(), GRID, epsilon=1, method="auto", method_options={"n_sites": -1}, crs=CRS
         )
+
+
+@pytest.mark.parametrize("method", ["privtree", "adaptive", "auto"])
+def test_an_unusable_epsilon_is_refused_before_anything_is_spent(method):
+    budget = Budget(1.0)
+    with pytest.raises(ValueError, match="sensitivity/epsilon"):
+        sp.heatmap(_sites(), GRID, epsilon=1e-300, method=method, crs=CRS, budget=budget, rng=0)
+    assert budget.history == ()

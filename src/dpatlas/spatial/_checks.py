@@ -21,6 +21,9 @@ __all__ = [
 DEFAULT_MAX_CELLS = 10**8
 """Largest grid accepted unless ``max_cells=`` says otherwise (one int64 array is 800 MB)."""
 
+MAX_CELL_SIZE = 1e9
+"""Largest cell side in metres (the Earth is 4·10⁷ m around); beyond it units are wrong."""
+
 _CRS_FIX = (
     "pick an equal-area projected CRS such as EPSG:3035 (Europe), EPSG:5070 (CONUS) or "
     "EPSG:6933 (global) and re-project the study area and the sites with `to_crs()`"
@@ -65,6 +68,11 @@ def check_cell_size(cell_size: Any) -> float:
     value = float(cell_size)
     if not math.isfinite(value) or value <= 0:
         raise ValueError(f"cell_size must be a finite number of metres > 0, got {cell_size!r}")
+    if value > MAX_CELL_SIZE:
+        raise ValueError(
+            f"cell_size must be at most {MAX_CELL_SIZE:g} m (larger than any projected CRS's "
+            f"extent), got {cell_size!r}; check the units"
+        )
     return value
 
 
@@ -87,7 +95,13 @@ def check_bounds(bounds: Any) -> tuple[float, float, float, float]:
 
 def cells_along(length: float, cell_size: float) -> int:
     """Number of cells covering ``length``; a float ratio within 1e-9 of an integer is exact."""
-    return max(1, math.ceil(length / cell_size * (1 - 1e-12) - 1e-9))
+    ratio = length / cell_size
+    if not math.isfinite(ratio):
+        raise ValueError(
+            f"the extent ({length:g} m across) holds too many cells of cell_size={cell_size!r} "
+            "to count; use a larger cell_size or a smaller study area"
+        )
+    return max(1, math.ceil(ratio * (1 - 1e-12) - 1e-9))
 
 
 def check_max_cells(nx: int, ny: int, max_cells: int) -> None:

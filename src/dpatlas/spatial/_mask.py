@@ -68,7 +68,7 @@ def _coverage(
     rows, cols = np.nonzero(edge)
     boxes = _boxes(x_edges, y_edges, rows, rows + 1, cols, cols + 1)
     pieces = _pieces(polygon, x_edges, y_edges, rows, cols)
-    fraction = shapely.area(shapely.intersection(boxes, pieces)) / size**2
+    fraction = shapely.area(shapely.intersection(boxes, pieces)) / (size * size)
     shapely.prepare(polygon)
     fraction[shapely.contains(polygon, boxes)] = 1.0
     return inside, rows, cols, fraction

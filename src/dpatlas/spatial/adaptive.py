@@ -28,7 +28,7 @@ from dpatlas.core.discrete_laplace import discrete_laplace
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RandomSource
 from dpatlas.spatial._cells import block_edges, cell_grid, prefix_sums, rect_sums
-from dpatlas.spatial._release import tree_release
+from dpatlas.spatial._release import check_scales, tree_release
 from dpatlas.spatial.grid import Grid
 from dpatlas.spatial.hierarchy import Hierarchy
 from dpatlas.spatial.methods import SiteCounts, register_method
@@ -126,6 +126,7 @@ def adaptive_release(
     eps_grid = epsilon - eps_n
     eps1 = alpha * eps_grid
     eps2 = eps_grid - eps1
+    check_scales(k, eps1, eps2, *([eps_n] if eps_n else []))
     if budget is not None:
         note = f"N ε={eps_n:g}, level 1 ε={eps1:g}, level 2 ε={eps2:g}"
         budget.spend(epsilon, mechanism="heatmap/adaptive", note=note)

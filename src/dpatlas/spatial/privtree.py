@@ -17,7 +17,7 @@ from dpatlas.core.discrete_laplace import discrete_laplace
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RandomSource
 from dpatlas.spatial._cells import cell_grid, prefix_sums, rect_sums
-from dpatlas.spatial._release import tree_release
+from dpatlas.spatial._release import check_scales, tree_release
 from dpatlas.spatial._splitrule import SplitRule, split_rule
 from dpatlas.spatial.grid import Grid
 from dpatlas.spatial.hierarchy import Hierarchy
@@ -121,6 +121,7 @@ def privtree_release(
     eps_tree = tree_fraction * epsilon
     eps_leaf = epsilon - eps_tree
     rule = split_rule(eps_tree, sensitivity=data.sensitivity)
+    check_scales(data.sensitivity, eps_leaf)
     if budget is not None:
         budget.spend(
             epsilon,
