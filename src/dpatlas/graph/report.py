@@ -50,7 +50,14 @@ class SensitivityReport:
         return f"SensitivityReport(NOT PRIVATE, exact values of the data: {fields})"
 
 
-def sensitivity_report(graph: Any, *, n: int | None = None, head: int = 8) -> SensitivityReport:
+def sensitivity_report(
+    graph: Any,
+    *,
+    n: int | None = None,
+    head: int = 8,
+    backend: str = "memory",
+    client: Any = None,
+) -> SensitivityReport:
     """Exact sensitivity diagnostics of ``graph`` (NOT private: never publish them).
 
     Examples
@@ -61,7 +68,14 @@ def sensitivity_report(graph: Any, *, n: int | None = None, head: int = 8) -> Se
     ladder_head_not_private=(1, 2, 3, 3), a_max_not_private=1, c_max_not_private=4,
     smooth_sensitivity_eps1_not_private=2.1495...)
     """
-    stats = common_neighbour_stats(as_edge_graph(graph, n=n))
+    if backend == "dask":  # exact statistics of an edge list on Dask (dpatlas.dask)
+        from dpatlas.dask import triangle_stats
+
+        stats = triangle_stats(graph, n=n, client=client)
+    elif backend == "memory":
+        stats = common_neighbour_stats(as_edge_graph(graph, n=n))
+    else:
+        raise ValueError(f'backend must be "memory" or "dask", got {backend!r}')
     ladder = sensitivity_ladder(stats)
     count = check_positive_int(head, "head")
     gs = max(stats.n - 2, 0)

@@ -125,6 +125,8 @@ def triangle_count(
     n: int | None = None,
     relaxed: bool = False,
     interval_epsilon: float | None = None,
+    backend: str = "memory",
+    client: Any = None,
 ) -> TriangleRelease:
     """Release the number of triangles of ``graph`` under edge-DP.
 
@@ -154,6 +156,13 @@ def triangle_count(
     interval_epsilon : float, optional
         Extra ε for a private bound on ``a_max`` that makes ``confidence_interval()`` work for
         the ladder and smooth methods (module docstring); without it they raise.
+    backend : {"memory", "dask"}, default "memory"
+        ``"dask"``: ``graph`` is an edge list on Dask (a dask DataFrame or Parquet path with
+        integer ``src``, ``dst`` columns) whose exact statistics are computed on the cluster
+        (:func:`dpatlas.dask.triangle_stats`, equal to the in-memory ones); the budget and the
+        noise stay here, on the driver.
+    client : distributed.Client, optional
+        For ``backend="dask"``; ``None`` uses the current client or starts a local cluster.
 
     Returns
     -------
@@ -187,18 +196,28 @@ def triangle_count(
     rho = None if d > 0 else (eps**2 + extra**2) / 2
     if budget is not None:
         budget.check(total, d, rho=rho)
-    g = as_edge_graph(graph, n=n)
-    if not g.nodes_public:
+    if backend not in ("memory", "dask"):
+        raise ValueError(f'backend must be "memory" or "dask", got {backend!r}')
+    if backend == "dask":
+        from dpatlas.dask import triangle_stats
+
+        exact_stats = triangle_stats(graph, n=n, client=client)
+        stats = None if method == "global" else exact_stats
+        g_n, public, exact = exact_stats.n, n is not None, exact_stats.triangles
+    else:
+        g = as_edge_graph(graph, n=n)
+        stats = None if method == "global" else common_neighbour_stats(g)
+        g_n, public = g.n, g.nodes_public
+        exact = triangle_count_exact(g) if stats is None else stats.triangles
+    if not public:
         warnings.warn(
-            f"the node count n={g.n} was taken from the edges (nodes with an edge), so it depends "
+            f"the node count n={g_n} was taken from the edges (nodes with an edge), so it depends "
             "on the data and the release is not exactly edge-DP; pass the public node count n=",
             PrivacyLeakWarning,
             stacklevel=2,
         )
-    gs = EdgeAdjacency().triangle_global_sensitivity(g.n)
-    stats = None if method == "global" else common_neighbour_stats(g)
-    exact = triangle_count_exact(g) if stats is None else stats.triangles
-    meta: dict[str, Any] = {"method": method, "n": g.n, "n_from_data": not g.nodes_public}
+    gs = EdgeAdjacency().triangle_global_sensitivity(g_n)
+    meta: dict[str, Any] = {"method": method, "n": g_n, "n_from_data": not public}
     if budget is not None:
         budget.spend(total, d, mechanism=name, rho=rho)
     if gs == 0:

@@ -72,6 +72,8 @@ def heatmap(
     max_sites_per_individual: int = 1,
     adjacency: SiteAdjacency | None = None,
     crs: Any = None,
+    backend: str = "memory",
+    client: Any = None,
 ) -> Heatmap:
     """Release a private count of sites in every released cell of a public grid.
 
@@ -113,7 +115,13 @@ def heatmap(
         The neighbour relation (instead of ``max_sites_per_individual``); ``relation="replace"``
         doubles the sensitivity.
     crs : optional
-        CRS of (x, y) array input.
+        CRS of (x, y) array input (or of the ``x``, ``y`` columns of a plain Dask frame).
+    backend : {"memory", "dask"}, default "memory"
+        ``"dask"`` counts on a Dask cluster (``sites`` a dask (geo)DataFrame or a path / glob of
+        (Geo)Parquet files; see :func:`dpatlas.dask.site_counts`): the same exact counts; the
+        budget and the noise stay here, on the driver.
+    client : distributed.Client, optional
+        For ``backend="dask"``; ``None`` uses the current client or starts a local cluster.
 
     Returns
     -------
@@ -146,12 +154,21 @@ def heatmap(
     ((3, 4), 1.0, 'heatmap/uniform', True)
     """
     eps = check_epsilon(epsilon)
+    if backend not in ("memory", "dask"):
+        raise ValueError(f'backend must be "memory" or "dask", got {backend!r}')
     options = check_options(method, method_options)
     adj = _adjacency(adjacency, max_sites_per_individual)
     if budget is not None:
         budget.check(eps)
     source = get_source(rng)
-    data = site_counts(sites, grid, adj, source, crs=crs, individual_column=individual_column)
+    if backend == "dask":
+        from dpatlas.dask import site_counts as dask_site_counts  # the same counts, on Dask
+
+        data = dask_site_counts(
+            sites, grid, adj, source, crs=crs, individual_column=individual_column, client=client
+        )
+    else:
+        data = site_counts(sites, grid, adj, source, crs=crs, individual_column=individual_column)
     release = METHODS[method](data, grid, epsilon=eps, source=source, budget=budget, **options)
     metadata = {
         **release.metadata,
