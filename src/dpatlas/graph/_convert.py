@@ -161,6 +161,8 @@ def from_edges(
 def _check_n(n: Any) -> int:
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
         raise TypeError(f"n must be a non-negative integer (the public number of nodes), got {n!r}")
+    if n >= 2**31:
+        raise ValueError(f"n must be below 2**31 (node ids are held in int32 CSR arrays), got {n}")
     return int(n)
 
 
