@@ -2,7 +2,7 @@
 
 Errors are medians of ``|x̂ - x| / x``: exact for the k-star counts (ladder; from the exact rung
 probabilities, as in the triangle bench), over ``RUNS`` seeded releases of the public API (end
-to end, ``n`` public from /work/shared/datasets/README.md) for the edge count and the global
+to end, ``n`` public from ../shared/datasets/README.md) for the edge count and the global
 clustering coefficient (ladder, half the budget each); for the degree histograms
 (``max_degree = n - 1``) the median of ``L1(ĥ - h) / n``. Speed: one release on
 email-Enron (best of 3) against networkx's exact equivalent on the same graph, same run.

@@ -4,7 +4,7 @@ Accuracy is the *exact* median of ``|output - T| / T`` of each mechanism's outpu
 (noiseless and fast): ladder from the exact rung probabilities, smooth + Cauchy and global from
 the discrete distributions sampled, smooth + Laplace at δ = 1e-6. The LS column is a floor
 that is NOT private (median of Laplace(a_max/ε)), shown as in BENCHMARKS.md. n is the public
-node count of /work/shared/datasets/README.md.
+node count of ../shared/datasets/README.md.
 """
 
 from __future__ import annotations
