@@ -204,6 +204,11 @@ def gaussian(
     delta_grid = (delta_f + math.sqrt(c) * g) * (1 + 2**-50)
     s_units = calibrate(delta_grid, eps, dlt - slack) / g
     sigma2 = math.ceil(s_units * s_units * (1 + 2**-50)) + _T2
+    if sigma2 > 2**56:
+        raise ValueError(
+            f"epsilon={eps!r} with delta={dlt!r} needs a noise scale of {s_units:.3g} grid steps, "
+            "beyond the exact sampler's 2**28; use a larger epsilon or delta, or a coarser resolution="
+        )
     rho = (delta_grid / g) ** 2 / (2 * sigma2)
     units = to_grid(x, g)
     src = get_source(rng)
