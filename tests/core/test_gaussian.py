@@ -145,3 +145,18 @@ def test_bad_parameters_are_refused() -> None:
         gaussian(1.0, sensitivity=1.0, epsilon=1.0, delta=1e-300)
     with pytest.raises(ValueError, match=r"values reach 1e\+300, too large for the grid step"):
         gaussian(1e300, sensitivity=1.0, epsilon=1.0, delta=1e-6)
+
+
+def test_noise_beyond_the_exact_sampler_refused_before_spending() -> None:
+    # fuzz finds: the classic sigma at epsilon=5e-274 squared to inf and math.ceil raised an
+    # OverflowError; before that, a too-large scale was refused only after the budget was debited.
+    # (The analytic calibration is finite there: at delta=0.5 even epsilon -> 0 needs sigma 0.74.)
+    budget = Budget(1.0, 0.9)
+    with pytest.raises(
+        ValueError, match=r"beyond the exact sampler's 2\*\*28; use a larger epsilon"
+    ):
+        gaussian(
+            0.0, sensitivity=1.0, epsilon=4.98e-274, delta=0.5, method="classic", budget=budget
+        )
+    assert budget.spent == (0.0, 0.0)
+    assert budget.history == ()

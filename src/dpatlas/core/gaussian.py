@@ -203,12 +203,13 @@ def gaussian(
     g = grid_step(sigma0, finest, sigma0 * 2.0**-16, resolution)
     delta_grid = (delta_f + math.sqrt(c) * g) * (1 + 2**-50)
     s_units = calibrate(delta_grid, eps, dlt - slack) / g
-    sigma2 = math.ceil(s_units * s_units * (1 + 2**-50)) + _T2
-    if sigma2 > 2**56:
+    units2 = s_units * s_units * (1 + 2**-50)
+    if not units2 <= 2**56 - _T2:  # also catches inf (a tiny epsilon) before math.ceil overflows
         raise ValueError(
             f"epsilon={eps!r} with delta={dlt!r} needs a noise scale of {s_units:.3g} grid steps, "
             "beyond the exact sampler's 2**28; use a larger epsilon or delta, or a coarser resolution="
         )
+    sigma2 = math.ceil(units2) + _T2
     rho = (delta_grid / g) ** 2 / (2 * sigma2)
     units = to_grid(x, g)
     src = get_source(rng)
