@@ -75,25 +75,24 @@ def search_knobs(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
         monkeypatch.setattr(_pairs, "BLOCK_FLOPS", 40)
         monkeypatch.setattr(_pairs, "MAX_BLOCK_ROWS", 3)
         monkeypatch.setattr(_triangles, "HUB_WORDS", 1)
-        monkeypatch.setattr(_triangles, "EDGE_CHUNK", 7)
     return str(request.param)
 
 
-def test_triangles_split_between_hub_bitsets_and_sparse_product(
-    monkeypatch: pytest.MonkeyPatch,
+@pytest.mark.parametrize("hub_words", [1, 16])
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_compiled_kernel_counts_each_triangle_once(
+    dtype: type, hub_words: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(_triangles, "HUB_WORDS", 1)  # 64 hubs: K80 straddles the cut
+    # an 80-clique (64 hubs at hub_words=1: its triangles straddle bitsets and flag scans), 30
+    # disjoint 4-cliques and a triangle-free star; compiled once per index width
+    monkeypatch.setattr(_triangles, "HUB_WORDS", hub_words)
     gx = nx.disjoint_union_all([nx.complete_graph(80)] + [nx.complete_graph(4)] * 30)
+    gx.add_edges_from((999, v) for v in range(80, 200, 7))
     g = as_edge_graph(gx)
-    deg = g.degrees
-    rank = np.empty(g.n, dtype=np.int64)
-    rank[np.argsort(-deg, kind="stable")] = np.arange(g.n)
-    rows, cols = np.repeat(rank, deg), rank[g.indices]
-    keep = cols < rows
-    hubs = _triangles._hub_triangles(rows[keep], cols[keep], g.n, 1)
-    rest = _triangles._sparse_triangles(g.indptr, g.indices, keep & (cols >= 64), g.n)
-    assert (hubs, rest) == (math.comb(80, 3) - math.comb(16, 3), math.comb(16, 3) + 30 * 4)
-    assert triangle_count_exact(g) == math.comb(80, 3) + 120
+    order = np.argsort(-g.degrees, kind="stable")
+    got = _triangles.count_triangles(g.indptr.astype(dtype), g.indices.astype(dtype), order)
+    assert got == math.comb(80, 3) + 30 * 4 == sum(nx.triangles(gx).values()) // 3
+    assert _triangles.count_triangles(g.indptr, g.indices[:0], order) == 0
 
 
 @pytest.mark.parametrize("k", range(len(FAMILIES)))

@@ -132,7 +132,7 @@ def block_triangles(
     """Triangles ``y < x < z`` (ranks) with ``z`` in ``row_range`` and ``x`` in ``mid_range``.
 
     Counted at the edge ``z -> x``: those whose ``y`` is one of the :data:`HUBS` top ranks by
-    AND + popcount of hub bitsets (as in :mod:`dpatlas.graph._triangles`), the others by the
+    AND + popcount of hub bitsets, the others by the
     sparse product on the non-hub columns.
     """
     (z0, z1), (k0, k1) = row_range, mid_range

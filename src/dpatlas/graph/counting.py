@@ -75,9 +75,9 @@ def triangle_count_exact(g: Any) -> int:
     """Exact number of triangles (NOT private).
 
     Orients every edge towards its higher-degree endpoint (so every vertex keeps at most
-    ``sqrt(2m)`` out-neighbours); triangles whose top vertex is one of the ~1,000 highest-degree
-    vertices are counted with bitset AND + popcount over the edges, the others with
-    ``(L @ L) * L`` on the remaining edges, in row blocks of bounded work (bounded memory).
+    ``sqrt(2m)`` out-neighbours) and counts each triangle once, at its lowest-ranked edge, by
+    the compact-forward algorithm (compiled with Numba), with bitsets for the ~1,000
+    highest-degree vertices: ``O(m sqrt(m))`` work, memory one oriented copy of the edges.
 
     Parameters
     ----------
@@ -97,7 +97,7 @@ def _by_degree(g: EdgeGraph) -> np.ndarray:
 
 
 def _triangles(g: EdgeGraph) -> int:
-    return count_triangles(g.indptr, g.indices, g.degrees, _cached(g, "order", _by_degree))
+    return count_triangles(g.indptr, g.indices, _cached(g, "order", _by_degree))
 
 
 def wedge_count(g: Any) -> int:
