@@ -1,35 +1,44 @@
 """PrivTree's noisy split decision, on an integer lattice with exact discrete Laplace noise.
 
-A node at depth ``d`` with exact count ``c`` splits when ``b + Z > θ`` (``θ = 0``), with the
-biased count ``b = max(c - d·δ, θ - δ)`` (Zhang, Xiao, Xie, SIGMOD 2016). PrivTree's analysis
-uses continuous Laplace noise; we use the core's exact discrete Laplace on the lattice
-``(1/s)·ℤ`` (``s = lattice``): ``B = max(s·c - d·D, -D)`` with the integer ``D >= s·λ·ln β``,
-and ``Z`` discrete Laplace of scale ``t = s·λ`` lattice steps (``P(k) ∝ exp(-|k|/t)``).
+A node at depth ``d`` with exact count ``c`` splits when ``b + Z > θ``, with the biased count
+``b = max(c - d·δ, θ - δ)`` (Zhang, Xiao, Xie, SIGMOD 2016; the threshold ``θ`` is a free
+public parameter, 0 in the paper). We use the core's exact discrete Laplace on the lattice
+``(1/s)·ℤ`` (``s = lattice``): ``B = max(s·c - d·D - Θ, -D)`` with the integer
+``D >= s·λ·ln β`` and ``Θ = s·θ`` an integer, and ``Z`` discrete Laplace of scale ``t = s·λ``
+lattice steps (``P(k) ∝ exp(-|k|/t)``); split iff ``B + Z > 0``.
 
 Privacy of the tree (one site added, ``D' = D + {x}``; ``λ = t/s``, ``p = e^{-1/t}``).
-Only the nodes containing ``x`` change: on that root-to-leaf path every count grows by 1, i.e.
-``B`` by ``s`` unless clamped. Write ``F(B) = P[B + Z > 0]``.
+Only the nodes containing ``x`` change: on that root-to-leaf path every count grows by 1. Let
+``Y'`` be a node's unclamped ``D'``-value ``s·c' - d·D - Θ``; its ``D``-value is
+``Y = max(Y' - s, -D)``. Write ``F(B) = P[B + Z > 0]`` (``p^{1-B}/(1+p)`` for ``B <= 0``,
+``1 - p^B/(1+p)`` for ``B >= 1``) and ``g = log F(max(Y', -D)) - log F(Y)`` (a node's cost).
 
-1. Every step of ``log F`` is at most ``1/t``: ``F(B + 1) <= e^{1/t} F(B)`` because the
-   discrete Laplace pmf is ``1/t``-log-Lipschitz. For ``j >= 2``, ``F(j) = 1 - p^j/(1+p)`` and
-   ``log F(j) - log F(j-1) <= p^{j-1}(1-p)``; so every step ``j`` is at most ``p^{j-2}(1-p)``.
-   Summing ``s`` steps: a node whose unclamped ``D'``-value is ``Y = s·c' - d·D`` has
-   ``log F(B') - log F(B) <= min(1/λ, p^{Y-1}(e^{1/λ} - 1))``, and ``0`` when ``Y <= -D``.
-2. Along the path ``Y`` drops by at least ``D`` per level (counts never grow with depth, the
-   bias grows by ``D``). Only nodes with ``Y > -D`` cost anything; the deepest has
-   ``Y > -D``, the next ``Y > 0``, the ``j``-th above it the integer ``Y >= (j-1)·D + 1``.
-   With ``e^{-D/t} <= 1/β``, the split decisions on the path cost at most
-   ``2/λ + (e^{1/λ} - 1)·Σ_{j>=2} β^{-(j-1)} = 2/λ + (e^{1/λ} - 1)/(β - 1)``
-   in the direction ``P[T | D'] / P[T | D]`` (not splitting is likelier under ``D``, which
-   only helps); in the other direction only the path's leaf differs, by at most ``e^{1/λ}``.
+1. ``g <= 1/λ`` always (``log F`` rises by at most ``1/t`` per lattice step), ``g <=
+   min(Y' + D, s)/t`` (only that many steps are unclamped) and ``g = 0`` for ``Y' <= -D``.
+   For ``Y >= 0``: ``g <= (1 - e^{-1/λ})·p^{Y-1}`` (``log(1+u) <= u`` on the closed forms).
+2. Along the path ``Y'`` grows by at least ``D`` per level upwards (counts never shrink
+   upwards, the bias falls by ``D``). Let the deepest costly node have ``Y'_0 = u - D``,
+   ``u >= 1``; the ``j``-th above it has ``Y'_j >= u + (j-1)·D``, and ``p^D <= 1/β``.
+   *Old bound* (any ``D``): node 0 and node 1 cost at most ``1/λ`` each, node ``j >= 2`` has
+   ``Y'_j >= (j-1)·D + 1`` so costs at most ``β^{-(j-1)}(e^{1/λ} - 1)``: in total
+   ``2/λ + (e^{1/λ} - 1)/(β - 1)``.
+   *Tight bound* (when ``D >= s``, i.e. ``δ >= 1``): if ``u >= s`` every node ``j >= 1`` has
+   ``Y_j >= (j-1)·D``, total ``C1 = 1/λ + (1 - e^{-1/λ})·e^{1/t}·β/(β - 1)``; if ``u < s``
+   node 0 costs ``u/t``, node 1 at most ``1/λ``, node ``j >= 2`` has ``Y_j >= (j-1)·D + u - s
+   >= 0``, total ``u/t + 1/λ + (1 - e^{-1/λ})·e^{(s+1-u)/t}/(β - 1)``, convex in ``u``, so at
+   most its value at ``u = 1`` (``C2``) or ``u = s`` (``C3``). The loss is at most
+   ``max(C1, C2, C3)``, which is below the paper's ``(2β - 1)/((β - 1)λ)`` for ``λ >= 0.5``
+   (``e^v - 1 - v <= 3v(1 - 1/s)`` for ``v = 1/λ <= 2``): the paper's constant holds for
+   our lattice version, and :func:`split_rule` uses this bound (a slightly smaller ``λ``).
+   The bounds are for ``P[T | D'] / P[T | D]`` (not splitting is likelier under ``D``,
+   which only helps); in the other direction only the path's leaf differs, by at most
+   ``e^{1/λ}``.
 3. A node that is one cell of the user's grid, or holds no released cell, is never split, by
    a rule that reads no data: its factor is 1 under every dataset, so the bound holds.
 
-The loss is independent of the depth, as in the paper. Its bound here is a little above the
-paper's ``(2β - 1)/((β - 1)λ)`` for small ``λ`` (we could not reproduce the paper's tighter
-lemma in closed form), so :func:`split_rule` solves ``k · loss(λ) <= ε_tree`` for ``λ``
-(``k`` the sensitivity, by group privacy for ``k`` sites per individual or ``replace``):
-``λ`` is 0.2% above ``7/(3ε_tree)`` at ``ε_tree = 0.05``, 2% at 0.5, 3.5% at 1, 24% at 5.
+The loss is independent of the depth and of ``θ`` (which shifts every ``Y'`` alike), as in
+the paper. :func:`split_rule` solves ``k · loss(λ) <= ε_tree`` for ``λ`` (``k`` the
+sensitivity, by group privacy for ``k`` sites per individual or ``replace``).
 """
 
 from __future__ import annotations
@@ -58,6 +67,7 @@ class SplitRule:
     lattice: int
     scale: tuple[int, int]
     bias: int
+    offset: int = 0
 
     @property
     def lam(self) -> float:
@@ -69,13 +79,18 @@ class SplitRule:
         """δ, the bias per level in counts."""
         return self.bias / self.lattice
 
+    @property
+    def theta(self) -> float:
+        """θ, the split threshold in counts."""
+        return self.offset / self.lattice
+
     def loss(self) -> float:
         """Bound on the privacy loss of a whole tree (proof in the module docstring)."""
-        return _loss(self.lam, self.fanout, self.sensitivity)
+        return _loss(self.lam, self.fanout, self.sensitivity, self.bias, self.lattice)
 
     def biased(self, counts: np.ndarray, depth: int) -> np.ndarray:
-        """Biased counts ``B = max(s·c - d·D, -D)`` in lattice units (int64)."""
-        raw = np.asarray(counts, dtype=np.int64) * self.lattice - depth * self.bias
+        """Biased counts ``B = max(s·c - d·D - Θ, -D)`` in lattice units (int64)."""
+        raw = np.asarray(counts, dtype=np.int64) * self.lattice - depth * self.bias - self.offset
         return np.maximum(raw, -self.bias)
 
     def log_probabilities(self, biased: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -99,34 +114,70 @@ class SplitRule:
         return biased + sample_discrete_laplace(source, biased.size, self.scale) > 0
 
 
-def _loss(lam: float, fanout: int, sensitivity: int) -> float:
-    if 1 / lam > 700:  # e^{1/λ} beyond float range: the bound is astronomically large
+def _loss(lam: float, fanout: int, sensitivity: int, bias: int, lattice: int) -> float:
+    v = 1 / lam
+    if v > 700:  # e^{1/λ} beyond float range: the bound is astronomically large
         return math.inf
-    return sensitivity * (2 / lam + math.expm1(1 / lam) / (fanout - 1))
+    loose = 2 * v + math.expm1(v) / (fanout - 1)
+    if bias < lattice:
+        return sensitivity * loose
+    grow = -math.expm1(-v)  # 1 - e^{-1/λ}
+    step = v / lattice  # 1/t
+    tight = max(
+        v + grow * math.exp(step) * fanout / (fanout - 1),
+        step + v + math.expm1(v) / (fanout - 1),
+        2 * v + grow * math.exp(step) / (fanout - 1),
+    )
+    return sensitivity * min(loose, tight)
+
+
+def _bias(lam: float, fanout: int, lattice: int) -> int:
+    return math.ceil(lam * math.log(fanout) * lattice * (1 + _MARGIN))
 
 
 def split_rule(
-    epsilon: float, *, sensitivity: int = 1, fanout: int = 4, lattice: int = 1024
+    epsilon: float,
+    *,
+    sensitivity: int = 1,
+    fanout: int = 4,
+    lattice: int = 1024,
+    theta: float | None = 0.0,
 ) -> SplitRule:
     """The split test that costs at most ``epsilon`` for the whole tree, whatever its depth.
+
+    ``theta`` is the public threshold ``θ`` in counts (rounded to the lattice); ``None``
+    means ``θ = -δ``, one level of bias below the paper's ``θ = 0``, which splits one level
+    deeper at the same cost (docs/dpbench.md measures it).
 
     Examples
     --------
     >>> rule = split_rule(0.5)
-    >>> round(rule.lam, 3), round(rule.delta, 3), rule.loss() <= 0.5
-    (4.742, 6.574, True)
+    >>> round(rule.lam, 3), round(rule.delta, 3), rule.loss() <= 0.5, round(7 / 1.5, 3)
+    (4.599, 6.377, True, 4.667)
+    >>> split_rule(0.5, theta=None).theta == -split_rule(0.5).delta
+    True
     """
     eps = check_epsilon(epsilon, "epsilon_tree")
     k = check_positive_int(sensitivity, "sensitivity")
     beta = check_positive_int(fanout, "fanout", minimum=2)
     s = check_positive_int(lattice, "lattice")
+    if theta is not None and not (isinstance(theta, (int, float)) and math.isfinite(theta)):
+        raise ValueError(f"theta must be a finite number of counts or None, got {theta!r}")
+
+    def too_big(lam: float) -> bool:
+        return _loss(lam, beta, k, _bias(lam, beta, s), s) * (1 + _MARGIN) > eps
+
     low, high = 1e-6, 1.0
-    while _loss(high, beta, k) * (1 + _MARGIN) > eps:
+    while too_big(high):
         low, high = high, 2 * high
     for _ in range(200):
         mid = (low + high) / 2
-        low, high = (low, mid) if _loss(mid, beta, k) * (1 + _MARGIN) <= eps else (mid, high)
+        low, high = (mid, high) if too_big(mid) else (low, mid)
     scale = rational_scale(high * s)
     lam = scale[0] / scale[1] / s
-    bias = math.ceil(lam * math.log(beta) * s * (1 + _MARGIN))
-    return SplitRule(eps, k, beta, s, scale, bias)
+    bias = _bias(lam, beta, s)
+    offset = -bias if theta is None else round(theta * s)
+    rule = SplitRule(eps, k, beta, s, scale, bias, offset)
+    if rule.loss() * (1 + _MARGIN) > eps:  # the rational scale rounded λ down: refuse
+        raise ValueError(f"epsilon_tree={eps!r} gives no exact split scale; use another value")
+    return rule
