@@ -175,6 +175,20 @@ ROWS: tuple[Row, ...] = (
         "values must be finite, got inf at index (1,)",
     ),
     Row(
+        "value near the largest float",
+        "laplace",
+        lambda _: dp.laplace(1.7e308, sensitivity=1e300, epsilon=1e-5),
+        ValueError,
+        "the release could exceed the largest float",
+    ),
+    Row(
+        "integer value beyond 2**62",
+        "discrete_laplace",
+        lambda _: dp.discrete_laplace(np.array([2**63 - 1]), sensitivity=1, epsilon=1),
+        ValueError,
+        "values must be below 2**62 in magnitude",
+    ),
+    Row(
         "lower >= upper",
         "clipped_mean",
         lambda _: dp.clipped_mean([1.0], lower=1, upper=0, epsilon=1),
@@ -299,6 +313,20 @@ ROWS: tuple[Row, ...] = (
         lambda _: sp.Grid.from_bounds((0, 0, 1e7, 1e7), cell_size=1, crs=CRS),
         ValueError,
         "more than max_cells=100,000,000",
+    ),
+    Row(
+        "cell_size=1e-300 (a cell count beyond the float range)",
+        "spatial.Grid.from_bounds",
+        lambda _: sp.Grid.from_bounds((0, 0, 1000, 1000), cell_size=1e-300, crs=CRS),
+        ValueError,
+        "= 1.00e+606 cells at cell_size=1e-300, more than max_cells=100,000,000",
+    ),
+    Row(
+        "n_sites=9e307 (more suggested cells than a grid may have)",
+        "spatial.suggest_cell_size",
+        lambda _: sp.suggest_cell_size((0, 0, 1000, 1000), 1.0, 9e307),
+        ValueError,
+        "n_sites * epsilon / c = 9e+306 suggested cells, more than max_cells=100,000,000",
     ),
     Row(
         "points outside the extent",

@@ -3,6 +3,8 @@ recorded for a refused release."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
@@ -26,7 +28,7 @@ params = st.one_of(
     st.floats(min_value=1e-6, max_value=1e6),
     st.floats(allow_nan=True, allow_infinity=True),
     st.integers(-3, 10**30),
-    st.sampled_from(BAD_NUMBERS + WEIRD_OBJECTS),
+    st.sampled_from(BAD_NUMBERS + WEIRD_OBJECTS + [10**400, -(10**400)]),
 )
 deltas = st.one_of(
     st.floats(min_value=1e-12, max_value=0.5),
@@ -41,7 +43,7 @@ float_arrays = hnp.arrays(
 int_arrays = hnp.arrays(
     np.int64,
     hnp.array_shapes(min_dims=0, max_dims=2, min_side=0, max_side=6),
-    elements=st.integers(-(2**62), 2**62),
+    elements=st.one_of(st.integers(-(2**62), 2**62), st.sampled_from([2**63 - 1, -(2**63)])),
 )
 data_values = st.one_of(
     float_arrays,
@@ -63,13 +65,33 @@ def _check_release(result: object, budget: Budget, before: int) -> None:
         return
     assert isinstance(result, Release)
     finite_values(result.value)
+    if result.scale is not None:
+        assert np.isfinite(result.scale), f"non-finite scale released: {result.scale!r}"
     assert len(budget.history) > before, "a release spent nothing from the budget"
     assert isinstance(result.seeded, bool)
 
 
-def _release(call, budget: Budget, names: tuple[str, ...]) -> None:
+def _release(call, budget: Budget, names: tuple[str, ...]) -> Release | None:
     before = len(budget.history)
-    _check_release(run(call, budget=budget, names=names), budget, before)
+    result = run(call, budget=budget, names=names)
+    _check_release(result, budget, before)
+    return result
+
+
+def _check_noise(result: Release | None, values: object) -> None:
+    """Each coordinate moved by less than 200 noise scales (fails with probability ~e^-200).
+
+    Exact arithmetic (Python ints, fractions of floats), so an int64 wrap-around or a float
+    overflow of ``value + noise`` is caught.
+    """
+    if result is None:
+        return
+    exact = np.asarray(values, dtype=object).ravel()
+    released = np.asarray(result.value, dtype=object).ravel()
+    step = Fraction(result.metadata.get("grid", 0))
+    bound = 200 * Fraction(result.scale) + step
+    for x, y in zip(exact, released, strict=True):
+        assert abs(Fraction(y) - Fraction(x)) <= bound, (x, y, result.scale)
 
 
 NOISE_NAMES = ("epsilon", "sensitivity", "values", "rng", "resolution", "max_changed", "delta")
@@ -79,11 +101,12 @@ NOISE_NAMES = ("epsilon", "sensitivity", "values", "rng", "resolution", "max_cha
 def _noise_body(values, sensitivity, epsilon, rng):
     b = _budget()
     for mech in (discrete_laplace, laplace):
-        _release(
+        result = _release(
             lambda m=mech: m(values, sensitivity=sensitivity, epsilon=epsilon, rng=rng, budget=b),
             b,
             NOISE_NAMES,
         )
+        _check_noise(result, values)
 
 
 test_discrete_laplace_and_laplace, test_discrete_laplace_and_laplace_slow = _noise_body
@@ -182,6 +205,7 @@ test_report_noisy_max_and_exponential, test_report_noisy_max_and_exponential_slo
         categories=st.one_of(
             st.none(),
             st.integers(-2, 6),
+            st.sampled_from([2**62, 2**63, 10**400]),
             st.lists(st.integers(0, 5), max_size=5),
             st.sampled_from([True, 2.5, "ab", float("nan")]),
         ),

@@ -12,6 +12,7 @@ from tests.fuzz._harness import BAD_NUMBERS, WEIRD_OBJECTS, finite_values, run, 
 
 from dpatlas import Budget
 from dpatlas.spatial import (
+    DEFAULT_MAX_CELLS,
     METHODS,
     Grid,
     Heatmap,
@@ -45,8 +46,10 @@ SPATIAL_NAMES = (
     "c",
 )
 
+HUGE_INTS = [10**400, -(10**400)]  # beyond the float range: float() overflows
 numbers_or_bad = st.one_of(
-    st.floats(0.5, 5_000), st.sampled_from(BAD_NUMBERS + WEIRD_OBJECTS + [1e-300, 1e300])
+    st.floats(0.5, 5_000),
+    st.sampled_from(BAD_NUMBERS + WEIRD_OBJECTS + HUGE_INTS + [1e-300, 5e-324, 1e300]),
 )
 crss = st.sampled_from([CRS, "EPSG:3035", "EPSG:4326", "EPSG:3857", None, "nonsense", 3035])
 
@@ -56,7 +59,17 @@ crss = st.sampled_from([CRS, "EPSG:3035", "EPSG:4326", "EPSG:3857", None, "nonse
         bounds=st.one_of(
             st.tuples(*[st.floats(-1e4, 1e4)] * 4),
             st.tuples(*[st.floats(allow_nan=True, allow_infinity=True)] * 4),
-            st.sampled_from([(0, 0, 1000, 1000), (0, 0, 0, 0), (0, 0, 1), "box", None]),
+            st.sampled_from(
+                [
+                    (0, 0, 1000, 1000),
+                    (0, 0, 0, 0),
+                    (1000, 1000, 0, 0),
+                    (0, 0, 10**400, 1000),
+                    (0, 0, 1),
+                    "box",
+                    None,
+                ]
+            ),
         ),
         cell_size=numbers_or_bad,
         crs=crss,
@@ -211,6 +224,8 @@ test_heatmap_every_method, test_heatmap_every_method_slow = _heatmap_body
             st.sampled_from(
                 [
                     (0, 0, 1000, 1000),
+                    (1000, 1000, 0, 0),
+                    (0, 0, 10**400, 1),
                     GRID,
                     shapely.box(0, 0, 10, 10),
                     shapely.Polygon(),
@@ -222,18 +237,25 @@ test_heatmap_every_method, test_heatmap_every_method_slow = _heatmap_body
         ),
         epsilon=st.one_of(st.floats(0.01, 10), st.sampled_from(BAD_NUMBERS)),
         n_sites=st.one_of(
-            st.floats(allow_nan=True, allow_infinity=False),
+            st.floats(allow_nan=True, allow_infinity=True),
             st.integers(-5, 10**9),
-            st.sampled_from([True, None, "5"]),
+            st.sampled_from([True, None, "5", 9e307, *HUGE_INTS]),
         ),
-        c=st.floats(0.1, 100),  # bad c and n_sites=inf: test_known_bugs.py
+        c=st.one_of(st.floats(0.1, 100), st.sampled_from(BAD_NUMBERS + HUGE_INTS + [5e-324])),
+        max_cells=st.sampled_from([DEFAULT_MAX_CELLS, 1, 100, 10**400, 0, 2.5, None]),
     )
 )
-def _suggest_body(extent, epsilon, n_sites, c):
-    size = run(lambda: suggest_cell_size(extent, epsilon, n_sites, c=c), names=SPATIAL_NAMES)
+def _suggest_body(extent, epsilon, n_sites, c, max_cells):
+    size = run(
+        lambda: suggest_cell_size(extent, epsilon, n_sites, c=c, max_cells=max_cells),
+        names=SPATIAL_NAMES,
+    )
     if size is not None:
         assert np.isfinite(size), size
         assert size > 0, size
+        if isinstance(extent, tuple):  # usable: its grid has about the suggested cells
+            width, height = (extent[2] - extent[0]) / size, (extent[3] - extent[1]) / size
+            assert width * height / (1 + 1e-9) <= max(1, max_cells), (width, height)
 
 
 test_suggest_cell_size, test_suggest_cell_size_slow = _suggest_body

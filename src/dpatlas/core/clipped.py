@@ -26,7 +26,7 @@ import numpy as np
 
 from dpatlas.core.budget import Budget
 from dpatlas.core.discrete_laplace import discrete_laplace, rational_scale
-from dpatlas.core.laplace import laplace
+from dpatlas.core.laplace import laplace, laplace_plan
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike, get_source
 from dpatlas.core.validation import as_float_array, check_epsilon, check_positive_int
@@ -34,11 +34,20 @@ from dpatlas.core.validation import as_float_array, check_epsilon, check_positiv
 __all__ = ["clipped_mean", "clipped_sum"]
 
 
+def _bound(name: str, v: Any) -> float:
+    number = math.nan
+    if isinstance(v, (int, float, np.number)) and not isinstance(v, bool):
+        try:
+            number = float(v)
+        except OverflowError:  # an int beyond the float range
+            number = math.inf
+    if not math.isfinite(number):
+        raise ValueError(f"{name} must be a finite number (a public bound), got {v!r}")
+    return number
+
+
 def _bounds(lower: Any, upper: Any) -> tuple[float, float]:
-    lo, hi = (float(v) if isinstance(v, (int, float, np.number)) else v for v in (lower, upper))
-    for name, v in (("lower", lo), ("upper", hi)):
-        if isinstance(v, bool) or not isinstance(v, float) or not math.isfinite(v):
-            raise ValueError(f"{name} must be a finite number (a public bound), got {v!r}")
+    lo, hi = _bound("lower", lower), _bound("upper", upper)
     if not lo < hi:
         raise ValueError(f"lower must be < upper, got lower={lo!r}, upper={hi!r}")
     return lo, hi
@@ -47,6 +56,17 @@ def _bounds(lower: Any, upper: Any) -> tuple[float, float]:
 def _clip(values: Any, lower: float, upper: float) -> np.ndarray:
     x = as_float_array(values).reshape(-1)
     return np.clip(x, lower, upper)
+
+
+def _sum(x: np.ndarray) -> float:
+    with np.errstate(over="ignore"):  # an overflow to ±inf is refused just below
+        total = float(x.sum())
+    if not math.isfinite(total):
+        raise ValueError(
+            f"the sum of the {x.size} clipped values overflows a float; use narrower bounds "
+            "lower and upper"
+        )
+    return total
 
 
 def clipped_sum(
@@ -74,7 +94,7 @@ def clipped_sum(
     """
     lo, hi = _bounds(lower, upper)
     eps = check_epsilon(epsilon)
-    total = float(_clip(values, lo, hi).sum())
+    total = _sum(_clip(values, lo, hi))
     rel = laplace(
         total,
         sensitivity=max(abs(lo), abs(hi)),
@@ -143,8 +163,13 @@ def clipped_mean(
             raise ValueError(
                 f"n must equal the number of values when given, got n={n}, {x.size} values"
             )
+        if not math.isfinite(hi - lo):
+            raise ValueError(
+                f"upper - lower must be a finite float (the sensitivity with n), got "
+                f"lower={lo!r}, upper={hi!r}; use narrower bounds"
+            )
         rel = laplace(
-            float(x.sum()),
+            _sum(x),
             sensitivity=hi - lo,
             epsilon=eps,
             rng=rng,
@@ -161,11 +186,12 @@ def clipped_mean(
     src = get_source(rng)
     eps_sum = eps * split
     eps_count = math.nextafter(eps - eps_sum, 0.0)  # so that eps_sum + eps_count <= eps exactly
-    for sens, part in ((max(abs(lo), abs(hi)), eps_sum), (1.0, eps_count)):
-        rational_scale(Fraction(sens) / Fraction(part))  # refuse an unusable scale before spending
+    total_sum = _sum(x)
+    laplace_plan(total_sum, max(abs(lo), abs(hi)), eps_sum)  # refusals before the spend
+    rational_scale(Fraction(1) / Fraction(eps_count))
     if budget is not None:
         budget.spend(eps, 0.0, mechanism=mechanism, note=note)
-    total = laplace(float(x.sum()), sensitivity=max(abs(lo), abs(hi)), epsilon=eps_sum, rng=src)
+    total = laplace(total_sum, sensitivity=max(abs(lo), abs(hi)), epsilon=eps_sum, rng=src)
     count = discrete_laplace(x.size, sensitivity=1, epsilon=eps_count, rng=src)
     value = float(np.clip(total.value / max(count.value, 1), lo, hi))
     return Release(

@@ -32,6 +32,8 @@ import math
 from fractions import Fraction
 from typing import Any
 
+import numpy as np
+
 from dpatlas.core._grid import changed_count, grid_step, to_grid
 from dpatlas.core.budget import Budget
 from dpatlas.core.discrete_laplace import rational_scale, sample_discrete_laplace
@@ -39,7 +41,9 @@ from dpatlas.core.release import Release, register_noise
 from dpatlas.core.rng import RngLike, get_source
 from dpatlas.core.validation import as_float_array, check_epsilon, check_sensitivity
 
-__all__ = ["laplace", "laplace_epsilon"]
+_FLOAT_MAX = float(np.finfo(np.float64).max)
+
+__all__ = ["laplace", "laplace_epsilon", "laplace_plan"]
 
 
 def laplace_epsilon(sensitivity: float, scale: float) -> float:
@@ -62,6 +66,45 @@ register_noise(
     halfwidth=lambda scale, level: scale * (math.log(1.0 / (1.0 - level)) + 2.0**-10),
     variance=lambda scale: 2.0 * scale * scale,
 )
+
+
+def _check_float_range(units: np.ndarray, g: float, scale: float, nominal: float) -> None:
+    """Refuse, before any spend, values so near the largest float that the release could be ∞.
+
+    The margin is 4096 noise scales, which the noise exceeds with probability about e^-4096.
+    """
+    reach = g * float(np.abs(units).max(initial=0))
+    if reach + 4096 * scale > _FLOAT_MAX:
+        raise ValueError(
+            f"values reach {reach:.6g}: with noise of scale sensitivity / epsilon = {nominal:.3g} "
+            f"the release could exceed the largest float {_FLOAT_MAX:.3g}; rescale the values "
+            "(e.g. to other units) or use a larger epsilon"
+        )
+
+
+def laplace_plan(
+    values: Any,
+    sensitivity: float,
+    epsilon: float,
+    resolution: float | None = None,
+    max_changed: int | None = None,
+) -> tuple[np.ndarray, float, tuple[int, int], int]:
+    """Grid units, step ``g``, rational noise scale ``(t, s)`` (in units) and ``c`` of a release.
+
+    Every refusal of :func:`laplace` is raised here, so callers that spend first (e.g.
+    :func:`~dpatlas.core.clipped.clipped_mean`) can call it before their debit.
+    """
+    x = as_float_array(values)
+    delta_f = check_sensitivity(sensitivity)
+    eps = check_epsilon(epsilon)
+    c = changed_count(max_changed, x.size)
+    scale = delta_f / eps
+    finest = max(scale * 2.0**-20 / c, scale * 2.0**-32)
+    g = grid_step(scale, finest, scale * 2.0**-10, resolution)
+    units = to_grid(x, g)
+    t, s = rational_scale((Fraction(delta_f) + c * Fraction(g)) / (Fraction(eps) * Fraction(g)))
+    _check_float_range(units, g, g * (t / s), scale)
+    return units, g, (t, s), c
 
 
 def laplace(
@@ -118,26 +161,19 @@ def laplace(
     ...
     ValueError: values must be finite, got nan at index (1,); drop or impute it first
     """
-    x = as_float_array(values)
-    delta_f = check_sensitivity(sensitivity)
-    eps = check_epsilon(epsilon)
-    c = changed_count(max_changed, x.size)
-    scale = delta_f / eps
-    finest = max(scale * 2.0**-20 / c, scale * 2.0**-32)
-    g = grid_step(scale, finest, scale * 2.0**-10, resolution)
-    units = to_grid(x, g)
-    t, s = rational_scale((Fraction(delta_f) + c * Fraction(g)) / (Fraction(eps) * Fraction(g)))
+    units, g, (t, s), c = laplace_plan(values, sensitivity, epsilon, resolution, max_changed)
+    delta_f, eps = check_sensitivity(sensitivity), check_epsilon(epsilon)
     src = get_source(rng)
     if budget is not None:
         budget.spend(eps, 0.0, mechanism=mechanism, note=note)
-    noisy = (units + sample_discrete_laplace(src, x.size, (t, s)).reshape(x.shape)) * g
+    noisy = (units + sample_discrete_laplace(src, units.size, (t, s)).reshape(units.shape)) * g
     return Release(
         value=float(noisy) if noisy.ndim == 0 else noisy,
         epsilon=eps,
         delta=0.0,
         mechanism=mechanism,
         sensitivity=delta_f,
-        scale=g * t / s,
+        scale=g * (t / s),  # g * t alone may overflow
         noise="laplace",
         seeded=src.seeded,
         rho=eps**2 / 2,

@@ -77,6 +77,8 @@ def _labels(values: Any, categories: Any) -> tuple[np.ndarray, list[Any] | None,
         return x, None, 2
     if isinstance(categories, (int, np.integer)) and not isinstance(categories, bool):
         k = check_positive_int(categories, "categories", minimum=2)
+        if k > 2**62:  # labels and their shifts are int64
+            raise ValueError(f"categories must be at most 2**62, got {k}; relabel the values")
         x = as_int_array(values)
         if x.size and (x.min() < 0 or x.max() >= k):
             raise ValueError(f"values must be in 0..{k - 1} for categories={k}")
@@ -86,7 +88,10 @@ def _labels(values: Any, categories: Any) -> tuple[np.ndarray, list[Any] | None,
             f"categories must be an int k >= 2 or a sequence of labels, got {categories!r}"
         )
     labels = list(categories)
-    index = {c: i for i, c in enumerate(labels)}
+    try:
+        index = {c: i for i, c in enumerate(labels)}
+    except TypeError:
+        raise TypeError(f"categories must be hashable labels, got {categories!r}") from None
     if len(index) < 2 or len(index) != len(labels):
         raise ValueError("categories must hold at least 2 distinct labels")
     items = np.asarray(values, dtype=object)
@@ -94,6 +99,8 @@ def _labels(values: Any, categories: Any) -> tuple[np.ndarray, list[Any] | None,
         x = np.vectorize(index.__getitem__, otypes=[np.int64])(items) if items.size else items
     except KeyError as err:
         raise ValueError(f"value {err.args[0]!r} is not one of the categories") from None
+    except TypeError as err:  # an unhashable value such as a dict or a list
+        raise TypeError(f"values must be labels from categories, got {values!r}: {err}") from None
     return np.asarray(x, dtype=np.int64).reshape(items.shape), labels, len(labels)
 
 

@@ -24,7 +24,10 @@ __all__ = [
 def _real(x: Any, name: str) -> float:
     if isinstance(x, bool) or not isinstance(x, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {x!r} of type {type(x).__name__}")
-    return float(x)
+    try:
+        return float(x)
+    except OverflowError:  # an int beyond the float range: refused by the range checks
+        return math.inf if x > 0 else -math.inf
 
 
 MAX_EPSILON = 1e6
@@ -162,7 +165,8 @@ def as_int_array(values: Any, name: str = "values") -> np.ndarray:
             )
         if np.abs(arr).max(initial=0) >= 2.0**62:
             raise ValueError(f"{name} must be below 2**62 in magnitude to be noised exactly")
-    elif arr.dtype == np.uint64 and arr.size and arr.max() >= 2**62:
+    elif arr.size and (arr.max() >= 2**62 or (arr.dtype.kind == "i" and arr.min() <= -(2**62))):
+        # int64 noise is then at least 2**62 / 2**50 = 4096 scales from overflowing (P ~ e^-4096)
         raise ValueError(f"{name} must be below 2**62 in magnitude to be noised exactly")
     return arr.astype(np.int64)
 

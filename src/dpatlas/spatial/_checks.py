@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
@@ -13,9 +14,11 @@ __all__ = [
     "DEFAULT_MAX_CELLS",
     "cells_along",
     "check_bounds",
+    "check_cell_limit",
     "check_cell_size",
     "check_max_cells",
     "check_projected_crs",
+    "format_count",
 ]
 
 DEFAULT_MAX_CELLS = 10**8
@@ -65,7 +68,10 @@ def check_projected_crs(crs: Any, name: str = "crs") -> CRS:
 def check_cell_size(cell_size: Any) -> float:
     if isinstance(cell_size, bool) or not isinstance(cell_size, (int, float, np.number)):
         raise TypeError(f"cell_size must be a number of metres > 0, got {cell_size!r}")
-    value = float(cell_size)
+    try:
+        value = float(cell_size)
+    except OverflowError:  # an int beyond the float range, refused by sign below
+        value = 2 * MAX_CELL_SIZE if cell_size > 0 else -1.0
     if not math.isfinite(value) or value <= 0:
         raise ValueError(f"cell_size must be a finite number of metres > 0, got {cell_size!r}")
     if value > MAX_CELL_SIZE:
@@ -79,6 +85,8 @@ def check_cell_size(cell_size: Any) -> float:
 def check_bounds(bounds: Any) -> tuple[float, float, float, float]:
     try:
         values = tuple(float(b) for b in bounds)
+    except OverflowError:  # an int beyond the float range
+        values = (math.inf,)
     except (TypeError, ValueError):
         raise TypeError(
             f"bounds must be (minx, miny, maxx, maxy) numbers, got {bounds!r}"
@@ -104,14 +112,36 @@ def cells_along(length: float, cell_size: float) -> int:
     return max(1, math.ceil(ratio * (1 - 1e-12) - 1e-9))
 
 
-def check_max_cells(nx: int, ny: int, max_cells: int) -> None:
+def check_cell_limit(max_cells: Any) -> int:
     if isinstance(max_cells, bool) or not isinstance(max_cells, (int, np.integer)):
         raise TypeError(f"max_cells must be an int >= 1, got {max_cells!r}")
     if max_cells < 1:
         raise ValueError(f"max_cells must be an int >= 1, got {max_cells!r}")
-    if nx * ny > max_cells:
+    return int(max_cells)
+
+
+def format_count(n: int | Decimal, decimals: int = 0) -> str:
+    """``n`` with thousands separators, or as ``1.23e+45`` beyond 10**15 (never via a float)."""
+    return f"{n:,.{decimals}f}" if n < 10**15 else f"{Decimal(n):.2e}"
+
+
+def check_max_cells(nx: int, ny: int, max_cells: int, cell_size: float) -> None:
+    """Refuse more than ``max_cells`` cells, with a message that never overflows a float.
+
+    Examples
+    --------
+    >>> check_max_cells(10**303, 10**303, 100, cell_size=1e-300)
+    Traceback (most recent call last):
+    ...
+    ValueError: the grid would have 1.00e+303 x 1.00e+303 = 1.00e+606 cells at cell_size=1e-300, ...
+    """
+    limit = check_cell_limit(max_cells)
+    if nx * ny > limit:
+        gigabytes = Decimal(nx * ny * 8) / 10**9
+        shape = f"{format_count(nx)} x {format_count(ny)} = {format_count(nx * ny)}"
         raise ValueError(
-            f"the grid would have {nx:,} x {ny:,} = {nx * ny:,} cells, more than "
-            f"max_cells={max_cells:,} (one int64 array of it takes {nx * ny * 8 / 1e9:.1f} GB); "
-            "use a larger cell_size, a smaller study area, or raise max_cells"
+            f"the grid would have {shape} cells at cell_size={cell_size!r}, more than "
+            f"max_cells={format_count(limit)} (one int64 array of it takes "
+            f"{format_count(gigabytes, 1)} GB); use a larger cell_size, a smaller study area, or "
+            "raise max_cells"
         )

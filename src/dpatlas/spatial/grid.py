@@ -88,7 +88,7 @@ class Grid:
         size = check_cell_size(cell_size)
         minx, miny, maxx, maxy = check_bounds(bounds)
         nx, ny = cells_along(maxx - minx, size), cells_along(maxy - miny, size)
-        check_max_cells(nx, ny, max_cells)
+        check_max_cells(nx, ny, max_cells, size)
         return cls(minx, miny, size, nx, ny, parsed)
 
     @classmethod
@@ -117,7 +117,7 @@ class Grid:
         geometry = study_area_geometry(polygon, parsed)
         minx, miny, maxx, maxy = geometry.bounds
         nx, ny = cells_along(maxx - minx, size), cells_along(maxy - miny, size)
-        check_max_cells(nx, ny, max_cells)
+        check_max_cells(nx, ny, max_cells, size)
         grid = cls(minx, miny, size, nx, ny, parsed, study_area=geometry)
         mask = polygon_mask(geometry, grid.x_edges, grid.y_edges)
         return cls(minx, miny, size, nx, ny, parsed, mask=mask, study_area=geometry)

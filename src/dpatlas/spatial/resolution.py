@@ -24,6 +24,7 @@ from dpatlas.core.discrete_laplace import discrete_laplace
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike, get_source
 from dpatlas.core.validation import check_epsilon
+from dpatlas.spatial._checks import DEFAULT_MAX_CELLS, check_cell_limit, format_count
 from dpatlas.spatial.adjacency import SiteAdjacency
 from dpatlas.spatial.grid import Grid
 from dpatlas.spatial.heatmap import site_counts
@@ -38,39 +39,77 @@ def _area(extent: Any) -> float:
         return float(extent.area)
     try:
         minx, miny, maxx, maxy = (float(v) for v in extent)
+    except OverflowError:  # an int beyond the float range: refused as an infinite area
+        return math.inf
     except (TypeError, ValueError):
         raise TypeError(
             "extent must be (minx, miny, maxx, maxy) in metres, a projected shapely polygon "
             f"or a Grid, got {extent!r}"
         ) from None
+    if maxx < minx or maxy < miny:
+        raise ValueError(f"extent must satisfy minx <= maxx and miny <= maxy, got {extent!r}")
     return (maxx - minx) * (maxy - miny)
 
 
-def suggest_cell_size(extent: Any, epsilon: float, n_sites: float, *, c: float = 10.0) -> float:
+def _real(value: Any, what: str) -> float:
+    """``value`` as a float (an int beyond the float range becomes ±inf); TypeError if no number."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{what}, got {value!r}")
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
+def suggest_cell_size(
+    extent: Any,
+    epsilon: float,
+    n_sites: float,
+    *,
+    c: float = 10.0,
+    max_cells: int = DEFAULT_MAX_CELLS,
+) -> float:
     """Cell size (metres) giving about ``N·ε/c`` cells over the extent (QYL 2013: ``m² = Nε/c``).
 
     For a square extent of side ``L`` this is ``L / m`` with ``m = sqrt(N·ε/c)`` cells per side;
     for any other extent of area ``A`` it is ``sqrt(A·c / (N·ε))``, the same number of cells.
     ``n_sites`` must be public (see the module docstring for a private estimate); with fewer
-    than one suggested cell the whole extent is one cell. Pure arithmetic: costs no privacy.
+    than one suggested cell the whole extent is one cell. A suggestion of more than
+    ``max_cells`` cells (the limit of the :class:`Grid` constructors) is refused with a
+    ``ValueError``: no grid could be built at that size. Pure arithmetic: costs no privacy.
 
     Examples
     --------
     >>> suggest_cell_size((0, 0, 100_000, 100_000), epsilon=1.0, n_sites=10_000)
     3162.27...
+    >>> suggest_cell_size((0, 0, 100_000, 100_000), epsilon=1.0, n_sites=1e12)
+    Traceback (most recent call last):
+    ...
+    ValueError: n_sites * epsilon / c = 1e+11 suggested cells, more than max_cells=100,000,000; ...
     """
     eps = check_epsilon(epsilon)
-    if isinstance(n_sites, bool) or not isinstance(n_sites, numbers.Real) or math.isnan(n_sites):
-        raise TypeError(f"n_sites must be a number (public or a private estimate), got {n_sites!r}")
-    if not math.isfinite(n_sites):
+    what_n = "n_sites must be a number (public or a private estimate)"
+    n = _real(n_sites, what_n)
+    if math.isnan(n):
+        raise TypeError(f"{what_n}, got {n_sites!r}")
+    if not math.isfinite(n):
         raise ValueError(f"n_sites must be finite, got {n_sites!r}")
-    if isinstance(c, bool) or not isinstance(c, numbers.Real) or not (math.isfinite(c) and c > 0):
-        raise ValueError(f"c must be a finite number > 0 (QYL use c = 10), got {c!r}")
+    what_c = "c must be a finite number > 0 (QYL use c = 10)"
+    factor = _real(c, what_c)
+    if not (math.isfinite(factor) and factor > 0):
+        raise ValueError(f"{what_c}, got {c!r}")
+    limit = check_cell_limit(max_cells)
     area = _area(extent)
     if not (math.isfinite(area) and area > 0):
         raise ValueError(f"extent must have a finite area > 0, got {area!r} from {extent!r}")
-    cells = max(n_sites * eps / c, 1.0)
-    return math.sqrt(area / cells)
+    cells = max(n * eps / factor, 1.0)  # +inf when the product overflows: refused below
+    if cells > limit:
+        raise ValueError(
+            f"n_sites * epsilon / c = {cells:.3g} suggested cells, more than "
+            f"max_cells={format_count(limit)}; check n_sites (the number of sites, got "
+            f"{n_sites!r}), or pass a larger max_cells= if memory allows, or a larger c="
+        )
+    return math.sqrt(area) / math.sqrt(cells)  # >= 1e-316 > 0: no underflow to 0
 
 
 def estimate_n_sites(
