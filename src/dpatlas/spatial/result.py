@@ -107,11 +107,13 @@ class Heatmap:
         return tree_of(self.release)
 
     def confidence_interval(self, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
-        """Per-cell interval from the raw release and its noise, lower end clipped at 0.
+        """Per-cell interval from the raw release and its noise, intersected with ``[0, inf)``.
 
         Each interval holds the cell's exact count with probability >= ``level`` (separately,
         not jointly). It is computed from the raw counts, so it stays valid whatever
-        post-processing produced :attr:`estimate`; counts are never negative, hence the clip.
+        post-processing produced :attr:`estimate`; counts are never negative, hence both ends
+        are clipped at 0 (a very negative noisy count gives ``[0, 0]``, never an inverted
+        interval).
         For a multi-level release a cell has no count of its own: its interval is its leaf's
         interval shared evenly among the leaf's released cells, which holds for that share of
         the leaf's count (the evenness itself is an assumption, not covered).
@@ -119,11 +121,11 @@ class Heatmap:
         h = self.hierarchy
         if h is None:
             low, high = self.release.confidence_interval(level)
-            return np.maximum(low, 0), high
+            return np.maximum(low, 0), np.maximum(high, 0)
         low, high = leaf_intervals(self.release, h, level)
         leaf = leaf_of_cell(h, self.grid.shape)[self.grid.released]
         cells = np.maximum(h.n_released[leaf], 1)
-        return np.maximum(low[leaf], 0) / cells, high[leaf] / cells
+        return np.maximum(low[leaf], 0) / cells, np.maximum(high[leaf], 0) / cells
 
     def replace(self, **changes: Any) -> Heatmap:
         """A copy with some fields changed (post-processing uses it)."""
