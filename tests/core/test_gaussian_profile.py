@@ -15,6 +15,7 @@ from scipy import special
 from dpatlas.core import Budget, gaussian
 from dpatlas.core.gaussian import analytic_gaussian_sigma, gaussian_delta
 
+# regenerate the tables below with `python tools/gaussian_refs.py profile` / `... calib` (mpmath)
 # (sigma, sensitivity, epsilon, exact delta): sigma = 0.5/u for the roots in CALIBRATION below
 AT_ROOT = [
     (1.3801490239907165e299, 0.5, 1e-300, 1.0e-300),
