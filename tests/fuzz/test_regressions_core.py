@@ -1,8 +1,8 @@
 """Bugs the fuzzers found in the core and graph modules, now fixed: a regression test each.
 
 A finding in a module the fuzz suite does not own is pinned first as a strict xfail in
-``test_known_bugs.py``; when the fix lands the XPASS fails the suite and the test moves here
-(or to ``test_regressions_spatial.py``).
+``tests/fuzz/test_known_bugs.py`` (none is open now: create it for the next one); when the fix
+lands, the XPASS fails the suite and the test moves here (or to ``test_regressions_spatial.py``).
 """
 
 from __future__ import annotations

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
-from dpatlas.spatial import Grid, suggest_cell_size
+from dpatlas import Budget
+from dpatlas.spatial import METHODS, Grid, heatmap, suggest_cell_size
 
 
 def test_suggest_cell_size_zero_c():
@@ -92,3 +94,22 @@ def test_suggest_cell_size_bad_numbers(kwargs, error, match):
 def test_suggest_cell_size_bad_extent(extent, match):
     with pytest.raises(ValueError, match=match):
         suggest_cell_size(extent, 1.0, 100)
+
+
+# fuzz find: privtree/auto raised OverflowError in _splitrule._loss, uniform and adaptive named
+# no parameter; SiteAdjacency now refuses k > 2**31 - 1 before anything is spent
+@pytest.mark.parametrize("method", sorted(METHODS))
+def test_heatmap_huge_max_sites_per_individual_names_it(method):
+    budget = Budget(10.0)
+    with pytest.raises(ValueError, match="max_sites_per_individual"):
+        heatmap(
+            (np.array([1.0]), np.array([1.0])),
+            Grid.from_bounds((0, 0, 10, 10), cell_size=1, crs="EPSG:3035"),
+            epsilon=1.0,
+            method=method,
+            crs="EPSG:3035",
+            max_sites_per_individual=10**400,
+            budget=budget,
+            rng=0,
+        )
+    assert budget.history == ()

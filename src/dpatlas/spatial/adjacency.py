@@ -9,6 +9,7 @@ from typing import Literal
 __all__ = ["SiteAdjacency"]
 
 _RELATIONS = ("add_remove", "replace")
+MAX_SITES_PER_INDIVIDUAL = 2**31 - 1  # beyond it the noise scale leaves the exact samplers
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,7 @@ class SiteAdjacency:
     ----------
     max_sites_per_individual : int, default 1
         The public cap ``k``; the pipeline keeps at most ``k`` sites per individual, chosen
-        uniformly at random (never by location).
+        uniformly at random (never by location). At most ``2**31 - 1``.
     relation : {"add_remove", "replace"}, default "add_remove"
         Which neighbour relation the guarantee refers to.
 
@@ -54,6 +55,12 @@ class SiteAdjacency:
             raise TypeError(f"max_sites_per_individual must be an int >= 1, got {k!r}") from None
         if k_int < 1:
             raise ValueError(f"max_sites_per_individual must be an int >= 1, got {k!r}")
+        if k_int > MAX_SITES_PER_INDIVIDUAL:
+            raise ValueError(
+                f"max_sites_per_individual must be <= {MAX_SITES_PER_INDIVIDUAL:,}, got {k!r}; "
+                "a cap that large makes every count pure noise: use the most sites one "
+                "individual can really own"
+            )
         object.__setattr__(self, "max_sites_per_individual", k_int)
         if self.relation not in _RELATIONS:
             raise ValueError(
