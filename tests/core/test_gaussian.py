@@ -160,3 +160,12 @@ def test_noise_beyond_the_exact_sampler_refused_before_spending() -> None:
         )
     assert budget.spent == (0.0, 0.0)
     assert budget.history == ()
+
+
+def test_slack_refusal_gives_a_possible_fix() -> None:
+    # fuzz note: at epsilon=1e3 the advice was "use delta >= 1.4e+173", impossible for a delta < 1
+    with pytest.raises(ValueError, match=r"no delta < 1 can; use epsilon <= 287\.5$"):
+        gaussian(0.0, sensitivity=1e-30, epsilon=1e3, delta=1e-6)
+    assert gaussian(0.0, sensitivity=1.0, epsilon=287.0, delta=1e-6, rng=0).epsilon == 287.0
+    with pytest.raises(ValueError, match=r"epsilon=1\.0\); use delta >= 5\.12e-131$"):
+        gaussian(0.0, sensitivity=1.0, epsilon=1.0, delta=1e-300)

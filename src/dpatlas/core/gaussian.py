@@ -216,9 +216,17 @@ def gaussian(
     _positive_delta(dlt)
     slack = (1 + math.exp(min(eps, 700.0))) * max(x.size, 1) * _ETA / (1 - _ETA)
     if slack >= dlt * 1e-6:
-        raise ValueError(
-            f"delta={dlt!r} is too small to absorb the discrete-noise slack {slack:.3g}; "
+        per_value = max(x.size, 1) * _ETA / (1 - _ETA)
+        fix = (
             f"use delta >= {slack * 1e6:.3g}"
+            if slack * 1e6 < 1
+            else f"no delta < 1 can; use epsilon <= {math.log(dlt * 1e-6 / per_value - 1):.4g}"
+            if dlt * 1e-6 > 2 * per_value
+            else "use a larger delta or fewer values"
+        )
+        raise ValueError(
+            f"delta={dlt!r} is too small to absorb the discrete-noise slack {slack:.3g} "
+            f"(it grows like e^epsilon, epsilon={eps!r}); {fix}"
         )
     c = changed_count(max_changed, x.size)
     sigma0 = calibrate(delta_f, eps, dlt - slack)
