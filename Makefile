@@ -25,8 +25,8 @@ bench: $(STAMP)
 	$(BIN)/python -m pytest -q -s -m bench benchmarks
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks tools
+	$(BIN)/ruff format --check src tests benchmarks tools
 	$(BIN)/mypy
 
 clean:

@@ -37,6 +37,7 @@ def __getattr__(name: str) -> ModuleType:
         return importlib.import_module(f"dpatlas.{name}")
     raise AttributeError(f"module 'dpatlas' has no attribute {name!r}")
 
+
 __all__ = [
     "Budget",
     "BudgetExceededError",

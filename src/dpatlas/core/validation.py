@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -27,7 +27,7 @@ def _real(x: Any, name: str) -> float:
     try:
         return float(x)
     except OverflowError:  # an int beyond the float range: refused by the range checks
-        return math.inf if x > 0 else -math.inf
+        return math.inf if cast(int, x) > 0 else -math.inf
 
 
 MAX_EPSILON = 1e6

@@ -132,7 +132,12 @@ def clustering_coefficient(
     g = prepare_graph(graph, n)
     if budget is not None:
         budget.spend(total, d, mechanism=name, rho=rho)
-    part = {"delta": d / 2, "method": method, "rng": src, "interval_epsilon": extra / 2 or None}
+    part: dict[str, Any] = {
+        "delta": d / 2,
+        "method": method,
+        "rng": src,
+        "interval_epsilon": extra / 2 or None,
+    }
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyLeakWarning)  # already warned once above
         tri = triangle_count(g, epsilon=eps_t, **part)

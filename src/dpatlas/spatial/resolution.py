@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any
+from typing import Any, cast
 
 from dpatlas.core.budget import Budget
 from dpatlas.core.discrete_laplace import discrete_laplace
@@ -58,7 +58,7 @@ def _real(value: Any, what: str) -> float:
     try:
         return float(value)
     except OverflowError:
-        return math.inf if value > 0 else -math.inf
+        return math.inf if cast(int, value) > 0 else -math.inf
 
 
 def suggest_cell_size(
