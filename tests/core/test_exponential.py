@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from tests.helpers.distributions import assert_scale_detected
 
-from dpatlas.core import exponential, report_noisy_max
+from dpatlas.core import Budget, exponential, report_noisy_max
 from dpatlas.core.exponential import _gammas, _sample_em, _sample_pf
 from dpatlas.core.rng import get_source
 
@@ -62,7 +62,17 @@ def test_release_returns_candidate_and_index() -> None:
     assert exponential(None, SCORES, sensitivity=1.0, epsilon=1.0, rng=3).value in range(6)
     big_gap = report_noisy_max([0, 0, 1000], sensitivity=1.0, epsilon=1.0, rng=4)
     assert big_gap.value == 2
-    assert exponential(None, [], sensitivity=1.0, epsilon=1.0).value is None
+
+
+def test_empty_candidate_set_is_refused_before_spending() -> None:
+    # it used to debit the budget and release None
+    budget = Budget(1.0)
+    match = "scores must hold at least one candidate's score, got none"
+    with pytest.raises(ValueError, match=match):
+        exponential(None, [], sensitivity=1.0, epsilon=0.5, budget=budget)
+    with pytest.raises(ValueError, match=match):
+        report_noisy_max([], sensitivity=1.0, epsilon=0.5, budget=budget)
+    assert budget.history == ()
 
 
 def test_huge_score_gaps_are_exact_zeros() -> None:

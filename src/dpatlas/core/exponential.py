@@ -101,17 +101,19 @@ def _select(
     u = as_float_array(scores, "scores")
     if u.ndim != 1:
         raise ValueError(f"scores must be one-dimensional, got shape {u.shape}")
+    if u.size == 0:
+        raise ValueError("scores must hold at least one candidate's score, got none")
     if candidates is not None and len(candidates) != u.size:
         raise ValueError(
             f"candidates and scores must have the same length, got {len(candidates)} and {u.size}"
         )
     delta_u, eps = check_sensitivity(sensitivity), check_epsilon(epsilon)
-    est, exact = _gammas(u, eps, delta_u, monotonic) if u.size else (u, None)
+    est, exact = _gammas(u, eps, delta_u, monotonic)
     src = get_source(rng)
     if budget is not None:
         budget.spend(eps, 0.0, mechanism=mechanism, note=note)
-    index = int(sampler(src, est, exact)[0]) if u.size else None
-    value = index if candidates is None or index is None else candidates[index]
+    index = int(sampler(src, est, exact)[0])
+    value = index if candidates is None else candidates[index]
     return Release(
         value=value,
         epsilon=eps,
