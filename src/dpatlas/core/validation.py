@@ -24,9 +24,20 @@ __all__ = [
 def _real(x: Any, name: str) -> float:
     if isinstance(x, bool) or not isinstance(x, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {x!r} of type {type(x).__name__}")
+    return float_or_inf(x)
+
+
+def float_or_inf(x: numbers.Real) -> float:
+    """``float(x)``, with an int beyond the float range as ``±inf`` (for the range checks).
+
+    Examples
+    --------
+    >>> float_or_inf(10**400), float_or_inf(-(10**400)), float_or_inf(3)
+    (inf, -inf, 3.0)
+    """
     try:
         return float(x)
-    except OverflowError:  # an int beyond the float range: refused by the range checks
+    except OverflowError:
         return math.inf if cast(int, x) > 0 else -math.inf
 
 

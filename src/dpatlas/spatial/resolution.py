@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, cast
+from typing import Any
 
 from dpatlas.core.budget import Budget
 from dpatlas.core.discrete_laplace import discrete_laplace
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike, get_source
-from dpatlas.core.validation import check_epsilon
+from dpatlas.core.validation import check_epsilon, float_or_inf
 from dpatlas.spatial._checks import DEFAULT_MAX_CELLS, check_cell_limit, format_count
 from dpatlas.spatial.adjacency import SiteAdjacency
 from dpatlas.spatial.grid import Grid
@@ -55,10 +55,7 @@ def _real(value: Any, what: str) -> float:
     """``value`` as a float (an int beyond the float range becomes ±inf); TypeError if no number."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{what}, got {value!r}")
-    try:
-        return float(value)
-    except OverflowError:
-        return math.inf if cast(int, value) > 0 else -math.inf
+    return float_or_inf(value)
 
 
 def suggest_cell_size(
