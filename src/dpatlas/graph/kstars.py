@@ -15,18 +15,13 @@ from typing import Any
 import numpy as np
 
 from dpatlas.core.budget import Budget
-from dpatlas.core.discrete_laplace import (
-    discrete_laplace,
-    rational_scale,
-    sample_discrete_laplace,
-    upper_tail_bound,
-)
+from dpatlas.core.discrete_laplace import discrete_laplace, rational_scale, sample_discrete_laplace
 from dpatlas.core.ladder import ladder_mechanism
-from dpatlas.core.ladder_exact import ladder_halfwidth
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike, get_source
-from dpatlas.core.smooth import smooth_beta, smooth_bound, smooth_halfwidth, smooth_mechanism
+from dpatlas.core.smooth import smooth_beta, smooth_bound, smooth_mechanism
 from dpatlas.core.validation import check_delta, check_epsilon
+from dpatlas.graph._interval import BoundedRelease, bounded_halfwidth
 from dpatlas.graph.edges import prepare_graph
 from dpatlas.graph.stats import check_k, kstar_exact, kstar_ladder, ladder_of_pairs, star_gain
 from dpatlas.graph.triangles import _checked
@@ -34,36 +29,32 @@ from dpatlas.graph.triangles import _checked
 __all__ = ["KStarRelease", "kstar_count"]
 
 
-class KStarRelease(Release):
+class KStarRelease(BoundedRelease):
     """A :class:`~dpatlas.core.release.Release` whose interval uses the bought bound on ``d_max``."""
 
-    def confidence_interval(self, level: float = 0.95) -> tuple[Any, Any]:
-        """Interval containing the exact count with probability ``>= level`` (see stats module)."""
-        meta = self.metadata
-        if meta.get("constant"):
-            return self.value, self.value
-        if "noisy_d_max" not in meta:
-            return super().confidence_interval(level)
-        if not (isinstance(level, (int, float)) and 0.0 < level < 1.0):
-            raise ValueError(f"level must be in (0, 1), got {level!r}; e.g. 0.95")
-        h = star_halfwidth(meta, 1.0 - float(level))
-        return self.value - h, self.value + h
+    bound = "d_max"
+
+    def _halfwidth(self, gamma: float) -> int:
+        """Noise half-width failing with probability ``<= γ`` (:func:`star_halfwidth`)."""
+        return star_halfwidth(self.metadata, gamma)
 
 
 def star_halfwidth(meta: Any, gamma: float) -> int:
     """Noise half-width failing with probability ``<= γ`` (``d̂`` tails ``γ/4`` each)."""
-    gs, eps, b = meta["global_sensitivity"], meta["count_epsilon"], meta["d_max_noise_scale"]
-    h = upper_tail_bound(b, gamma / 4)
     gain = star_gain(meta["n"], meta["k"])
     c = gain.size - 1
-    high = min(c, max(meta["noisy_d_max"] + h, 0))
-    upper = ladder_of_pairs(np.array([[high, high]]), gain, np.arange(2 * (c - high) + 1))
-    if meta["method"] == "smooth":
-        bound = smooth_bound(upper, meta["beta"], global_sensitivity=gs)
-        return smooth_halfwidth(bound, eps, meta["delta"], 1.0 - 3 * gamma / 4)
-    low = min(c, max(meta["noisy_d_max"] - h - 1, 0))
-    lower = ladder_of_pairs(np.array([[low, 0]]), gain, np.arange(2 * c - low + 1))
-    return ladder_halfwidth(upper, lower, eps, 1.0 - gamma / 2, global_sensitivity=gs)
+
+    def upper(d_high: int) -> np.ndarray:
+        """``V_t(A, A)`` with ``A`` clamped to ``[0, c]``."""
+        high = min(c, max(d_high, 0))
+        return ladder_of_pairs(np.array([[high, high]]), gain, np.arange(2 * (c - high) + 1))
+
+    def lower(d_low: int) -> np.ndarray:
+        """``V_t(a - 1, 0)`` with ``a - 1`` clamped to ``[0, c]``."""
+        low = min(c, max(d_low - 1, 0))
+        return ladder_of_pairs(np.array([[low, 0]]), gain, np.arange(2 * c - low + 1))
+
+    return bounded_halfwidth(meta, gamma, KStarRelease.bound, upper, lower)
 
 
 def kstar_count(

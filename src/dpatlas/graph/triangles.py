@@ -42,19 +42,14 @@ from typing import Any
 import numpy as np
 
 from dpatlas.core.budget import Budget
-from dpatlas.core.discrete_laplace import (
-    discrete_laplace,
-    rational_scale,
-    sample_discrete_laplace,
-    upper_tail_bound,
-)
+from dpatlas.core.discrete_laplace import discrete_laplace, rational_scale, sample_discrete_laplace
 from dpatlas.core.ladder import ladder_mechanism
-from dpatlas.core.ladder_exact import ladder_halfwidth
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike, get_source
-from dpatlas.core.smooth import smooth_beta, smooth_bound, smooth_halfwidth, smooth_mechanism
+from dpatlas.core.smooth import smooth_beta, smooth_mechanism
 from dpatlas.core.validation import check_delta, check_epsilon
 from dpatlas.errors import PrivacyLeakWarning
+from dpatlas.graph._interval import BoundedRelease, bounded_halfwidth
 from dpatlas.graph.adjacency import EdgeAdjacency
 from dpatlas.graph.counting import common_neighbour_stats, triangle_count_exact
 from dpatlas.graph.edgegraph import as_edge_graph
@@ -65,33 +60,26 @@ __all__ = ["METHODS", "TriangleRelease", "triangle_count"]
 METHODS = ("ladder", "smooth", "global")
 
 
-class TriangleRelease(Release):
+class TriangleRelease(BoundedRelease):
     """A :class:`~dpatlas.core.release.Release` whose interval uses the bought bound on ``a_max``."""
 
-    def confidence_interval(self, level: float = 0.95) -> tuple[Any, Any]:
-        """Interval containing the exact count with probability ``>= level`` (module docstring)."""
-        meta = self.metadata
-        if meta.get("constant"):
-            return self.value, self.value
-        if "noisy_a_max" not in meta:
-            return super().confidence_interval(level)
-        if not (isinstance(level, (int, float)) and 0.0 < level < 1.0):
-            raise ValueError(f"level must be in (0, 1), got {level!r}; e.g. 0.95")
-        h = _halfwidth(meta, 1.0 - float(level))
-        return self.value - h, self.value + h
+    bound = "a_max"
 
+    def _halfwidth(self, gamma: float) -> int:
+        """Noise half-width failing with probability ``<= γ`` (``â`` tails ``γ/4`` each)."""
+        gs = self.metadata["global_sensitivity"]
 
-def _halfwidth(meta: Any, gamma: float) -> int:
-    gs, eps, b = meta["global_sensitivity"], meta["count_epsilon"], meta["a_max_noise_scale"]
-    h = upper_tail_bound(b, gamma / 4)
-    high = min(gs, max(meta["noisy_a_max"] + h, 0))
-    upper = np.minimum(high + np.arange(gs - high + 1), gs)
-    if meta["method"] == "smooth":
-        bound = smooth_bound(upper, meta["beta"], global_sensitivity=gs)
-        return smooth_halfwidth(bound, eps, meta["delta"], 1.0 - 3 * gamma / 4)
-    low = min(gs, max(meta["noisy_a_max"] - h, 0))
-    lower = np.minimum(low + np.arange(2 * (gs - low) + 1) // 2, gs)
-    return ladder_halfwidth(upper, lower, eps, 1.0 - gamma / 2, global_sensitivity=gs)
+        def upper(a_high: int) -> np.ndarray:
+            """``min(n-2, A + t)`` with ``A`` clamped to ``[0, n-2]``."""
+            high = min(gs, max(a_high, 0))
+            return np.minimum(high + np.arange(gs - high + 1), gs)
+
+        def lower(a_low: int) -> np.ndarray:
+            """``min(n-2, a + ⌊t/2⌋)`` with ``a`` clamped to ``[0, n-2]``."""
+            low = min(gs, max(a_low, 0))
+            return np.minimum(low + np.arange(2 * (gs - low) + 1) // 2, gs)
+
+        return bounded_halfwidth(self.metadata, gamma, self.bound, upper, lower)
 
 
 def _checked(method: Any, delta: float, relaxed: Any, interval_epsilon: Any) -> float:
