@@ -30,10 +30,10 @@ from typing import Any
 
 from dpatlas.core.budget import Budget
 from dpatlas.core.release import Release
-from dpatlas.core.rng import RngLike, get_source
+from dpatlas.core.rng import RngLike
 from dpatlas.core.validation import check_delta, check_epsilon
 from dpatlas.errors import PrivacyLeakWarning
-from dpatlas.graph.edges import prepare_graph
+from dpatlas.graph.edges import _open_release
 from dpatlas.graph.kstars import kstar_count
 from dpatlas.graph.triangles import _checked, triangle_count
 
@@ -123,13 +123,10 @@ def clustering_coefficient(
     eps, d = check_epsilon(epsilon), check_delta(delta)
     share = _check_share(triangle_share)
     extra = _checked(method, d, False, interval_epsilon)  # same rules as triangle_count
-    src = get_source(rng)
     name, total = f"clustering_coefficient/{method}", eps + extra
     eps_t, eps_w = eps * share, eps * (1 - share)
     rho = None if d > 0 else (eps_t**2 + eps_w**2 + 2 * (extra / 2) ** 2) / 2
-    if budget is not None:
-        budget.check(total, d, rho=rho)
-    g = prepare_graph(graph, n)
+    src, g = _open_release(graph, n, rng, budget, total, d, rho=rho)
     if budget is not None:
         budget.spend(total, d, mechanism=name, rho=rho)
     part: dict[str, Any] = {

@@ -32,9 +32,9 @@ from scipy.optimize import isotonic_regression
 from dpatlas.core.budget import Budget
 from dpatlas.core.discrete_laplace import discrete_laplace
 from dpatlas.core.release import Release
-from dpatlas.core.rng import RngLike, get_source
+from dpatlas.core.rng import RngLike
 from dpatlas.core.validation import check_epsilon
-from dpatlas.graph.edges import prepare_graph
+from dpatlas.graph.edges import _open_release
 
 __all__ = [
     "DEGREE_METHODS",
@@ -158,11 +158,8 @@ def degree_histogram(
     eps = check_epsilon(epsilon)
     if method not in DEGREE_METHODS:
         _checked(method, None, 0)
-    src = get_source(rng)
     name = f"degree_histogram/{method}"
-    if budget is not None:
-        budget.check(eps)
-    g = prepare_graph(graph, n)
+    src, g = _open_release(graph, n, rng, budget, eps)
     top = _checked(method, max_degree, g.n)
     deg = np.minimum(g.degrees.astype(np.int64), top)
     if budget is not None:

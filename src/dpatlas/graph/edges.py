@@ -13,7 +13,7 @@ from typing import Any
 from dpatlas.core.budget import Budget
 from dpatlas.core.discrete_laplace import discrete_laplace
 from dpatlas.core.release import Release
-from dpatlas.core.rng import RngLike, get_source
+from dpatlas.core.rng import RandomSource, RngLike, get_source
 from dpatlas.core.validation import check_epsilon
 from dpatlas.errors import PrivacyLeakWarning
 from dpatlas.graph.edgegraph import EdgeGraph, as_edge_graph
@@ -32,6 +32,23 @@ def prepare_graph(graph: Any, n: int | None, *, stacklevel: int = 3) -> EdgeGrap
             stacklevel=stacklevel,
         )
     return g
+
+
+def _open_release(
+    graph: Any,
+    n: int | None,
+    rng: RngLike,
+    budget: Budget | None,
+    epsilon: float,
+    delta: float = 0.0,
+    *,
+    rho: float | None = None,
+) -> tuple[RandomSource, EdgeGraph]:
+    """The noise source, then the graph once ``budget`` has room for the release (nothing spent)."""
+    src = get_source(rng)
+    if budget is not None:
+        budget.check(epsilon, delta, rho=rho)
+    return src, prepare_graph(graph, n, stacklevel=4)
 
 
 def edge_count(
@@ -77,10 +94,7 @@ def edge_count(
     True
     """
     eps = check_epsilon(epsilon)
-    src = get_source(rng)
-    if budget is not None:
-        budget.check(eps)
-    g = prepare_graph(graph, n)
+    src, g = _open_release(graph, n, rng, budget, eps)
     if budget is not None:
         budget.spend(eps, mechanism="edge_count")
     rel = discrete_laplace(g.m, sensitivity=1, epsilon=eps, rng=src, mechanism="edge_count")

@@ -18,11 +18,11 @@ from dpatlas.core.budget import Budget
 from dpatlas.core.discrete_laplace import discrete_laplace, rational_scale, sample_discrete_laplace
 from dpatlas.core.ladder import ladder_mechanism
 from dpatlas.core.release import Release
-from dpatlas.core.rng import RngLike, get_source
+from dpatlas.core.rng import RngLike
 from dpatlas.core.smooth import smooth_beta, smooth_bound, smooth_mechanism
 from dpatlas.core.validation import check_delta, check_epsilon
 from dpatlas.graph._interval import BoundedRelease, bounded_halfwidth
-from dpatlas.graph.edges import prepare_graph
+from dpatlas.graph.edges import _open_release
 from dpatlas.graph.stats import check_k, kstar_exact, kstar_ladder, ladder_of_pairs, star_gain
 from dpatlas.graph.triangles import _checked
 
@@ -115,12 +115,9 @@ def kstar_count(
     k = check_k(k)
     eps, d = check_epsilon(epsilon), check_delta(delta)
     extra = _checked(method, d, False, interval_epsilon)  # same rules as triangle_count
-    src = get_source(rng)
     name, total = f"kstar_count/{method}", eps + extra
     rho = None if d > 0 else (eps**2 + extra**2) / 2
-    if budget is not None:
-        budget.check(total, d, rho=rho)
-    g = prepare_graph(graph, n)
+    src, g = _open_release(graph, n, rng, budget, total, d, rho=rho)
     gs = 2 * int(star_gain(g.n, k)[-1])
     exact = kstar_exact(g, k)
     meta: dict[str, Any] = {"method": method, "k": k, "n": g.n, "n_from_data": not g.nodes_public}
