@@ -19,27 +19,9 @@ import numpy as np
 
 from dpatlas.dask._blocks import pair_levels
 from dpatlas.dask._layout import Layout
-from dpatlas.graph._pairs import _threshold
+from dpatlas.graph._pairs import c_max_all_pairs, reach
 
 __all__ = ["frontier"]
-
-
-def _c_max(ds: np.ndarray, row: Any) -> int:
-    """``max_{p < q} ds[p] + ds[q] - 2 x_pq`` (rank space), as in ``_pairs.c_max_all_pairs``."""
-    best = 0
-    for p in range(ds.size - 1):
-        if ds[p] + ds[p + 1] <= best:
-            break
-        after = row(p)
-        after = after[after > p] - (p + 1)
-        if after.size:
-            best = max(best, int(ds[p] + ds[p + 1 + after.min()]) - 2)
-        taken = np.zeros(after.size + 1, dtype=bool)
-        taken[after[after <= after.size]] = True
-        q = p + 1 + int(np.argmin(taken))
-        if q < ds.size:
-            best = max(best, int(ds[p] + ds[q]))
-    return best
 
 
 def _row_reader(run: Any, layout: Layout) -> Any:
@@ -81,7 +63,7 @@ def frontier(run: Any, layout: Layout) -> np.ndarray:
     """``front[a] = max{c_ij : a_ij >= a}`` for ``a = 0 .. d_max + 1`` (exact)."""
     ds, bounds = layout.ds, layout.bounds
     levels = np.full(int(ds[0]) + 2, -1, dtype=np.int64)
-    levels[0] = _c_max(ds, _row_reader(run, layout))
+    levels[0] = c_max_all_pairs(ds, _row_reader(run, layout))
     seed = int(bounds[1])
     _merge(levels, run.gather(_wave(run, layout, 0, 0, seed, _suffix_max(levels))))
     running: list[Any] = []
@@ -89,11 +71,10 @@ def frontier(run: Any, layout: Layout) -> np.ndarray:
         front, r0 = _suffix_max(levels), int(bounds[i])
         if r0 >= layout.n - 1 or ds[r0] < 1:
             break
-        t = _threshold(front, int(ds[r0]))
-        reach = layout.n if t is None else int(np.searchsorted(-ds, -t, side="right"))
-        if t is None or reach <= max(r0 + 1, seed):
+        end = reach(front, ds, r0, seed)
+        if end is None:
             break
-        submitted = _wave(run, layout, i, max(i, 1), reach, front)
+        submitted = _wave(run, layout, i, max(i, 1), end, front)
         _merge(levels, run.gather(running))  # the previous wave, while this one runs
         running = submitted
     return _suffix_max(_merge(levels, run.gather(running)))

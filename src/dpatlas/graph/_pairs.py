@@ -20,6 +20,8 @@ has ``a_ij >= a``), from which the frontier, ``a_max`` and ``c_max`` follow.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -28,19 +30,19 @@ MAX_BLOCK_ROWS = 4096
 SEED_VERTICES = 48
 
 
-def c_max_all_pairs(a: sp.csr_array, ds: np.ndarray, order: np.ndarray, rank: np.ndarray) -> int:
-    """``max_{i != j} d_i + d_j - 2 x_ij`` over all pairs (``n >= 2``; ``ds = deg[order]``).
+def c_max_all_pairs(ds: np.ndarray, row: Callable[[int], np.ndarray]) -> int:
+    """``max_{p != q} ds[p] + ds[q] - 2 x_pq`` over all pairs of ranks (``ds``: degrees by rank).
 
-    For each vertex ``p`` in rank order, its best partner of lower rank is its first neighbour
-    (value ``d_p + d_q - 2``) or its first non-neighbour (``d_p + d_q``) after it; stop once
-    ``d_p + d_{p+1}`` cannot beat the best value. Only top-degree vertices are visited.
+    ``row(p)`` gives the ranks of the neighbours of the vertex of rank ``p``. For each rank
+    ``p``, its best partner of lower rank is its first neighbour (value ``d_p + d_q - 2``) or its
+    first non-neighbour (``d_p + d_q``) after it; stop once ``d_p + d_{p+1}`` cannot beat the best
+    value. Only top-degree vertices are visited.
     """
     best = 0
     for p in range(ds.size - 1):
         if ds[p] + ds[p + 1] <= best:
             break
-        v = order[p]
-        nb = rank[a.indices[a.indptr[v] : a.indptr[v + 1]]]
+        nb = row(p)
         after = nb[nb > p] - (p + 1)
         if after.size:
             best = max(best, int(ds[p] + ds[p + 1 + after.min()]) - 2)
@@ -63,6 +65,19 @@ def _threshold(front: np.ndarray, d: int) -> int | None:
     ts = np.arange(1, d + 1)
     ok = front[1 : d + 1] < d + ts
     return int(ts[np.argmax(ok)]) if ok.any() else None
+
+
+def reach(front: np.ndarray, ds: np.ndarray, r0: int, seed: int) -> int | None:
+    """End of the ranks that can still pair with rank ``r0`` undominated (None: search is over).
+
+    Partners need ``d_j >= t`` (:func:`_threshold`), i.e. a rank ``< end``; the search is over
+    when no such rank lies past ``r0`` and the first ``seed`` ranks (their pairs are scanned).
+    """
+    t = _threshold(front, int(ds[r0]))
+    if t is None:
+        return None
+    end = int(np.searchsorted(-ds, -t, side="right"))
+    return None if end <= max(r0 + 1, seed) else end
 
 
 def _scan(
@@ -113,20 +128,21 @@ def frontier_levels(a: sp.csr_array, deg: np.ndarray, order: np.ndarray) -> np.n
     rank = np.empty(n, dtype=np.int64)
     rank[order] = np.arange(n)
     ds = deg[order]
-    levels[0] = c_max_all_pairs(a, ds, order, rank)
+    levels[0] = c_max_all_pairs(
+        ds, lambda p: rank[a.indices[a.indptr[order[p]] : a.indptr[order[p] + 1]]]
+    )
     seed = min(n, SEED_VERTICES)
     front = _scan(a, order, ds, _columns(a, order, 0, seed), 0, (0, seed), levels, levels.copy())
     cols, lo, hi, r0, rows = None, 0, n, 0, 1
     while r0 < hi - 1 and ds[r0] >= 1:
-        t = _threshold(front, int(ds[r0]))
-        reach = n if t is None else int(np.searchsorted(-ds, -t, side="right"))
-        if t is None or reach <= max(r0 + 1, seed):
+        end = reach(front, ds, r0, seed)
+        if end is None:
             break
-        if cols is None or 2 * (reach - r0) < hi - lo:
-            lo, hi = r0 + 1, reach
+        if cols is None or 2 * (end - r0) < hi - lo:
+            lo, hi = r0 + 1, end
             cols = _columns(a, order, lo, hi)
             counts = np.diff(cols.indptr)
-        stop = min(r0 + rows, reach - 1)
+        stop = min(r0 + rows, end - 1)
         work = np.cumsum(a[order[r0:stop]] @ counts)
         stop = r0 + max(1, int(np.searchsorted(work, BLOCK_FLOPS, side="right")))
         front = _scan(a, order, ds, cols, lo, (r0, stop), levels, front)
