@@ -42,7 +42,8 @@ from __future__ import annotations
 
 import math
 
-from scipy import optimize, special
+# scipy (special.erfcx, optimize.brentq) is imported inside the functions that use it:
+# it takes most of the time of `import dpatlas` (tests/core/test_lazy_imports.py).
 
 _SQRT_HALF = math.sqrt(0.5)
 _SQRT_HALF_PI = math.sqrt(math.pi / 2)
@@ -54,6 +55,8 @@ _CF_DEPTH = 160
 
 def _mills(x: float) -> float:
     """R(x) = Φ(−x)/φ(x) for x >= 0, to <= 8 ulp (scipy's erfcx)."""
+    from scipy import special
+
     return _SQRT_HALF_PI * float(special.erfcx(x * _SQRT_HALF))
 
 
@@ -133,6 +136,8 @@ def solve_ratio(epsilon: float, log_target: float) -> float:
         mid = (lo + hi) / 2
         lo, hi = (mid, hi) if excess(math.exp(mid)) <= 0 else (lo, mid)
     u_lo, u_hi = math.exp(lo), math.exp(hi)
+    from scipy import optimize
+
     return optimize.brentq(
         excess, u_lo, u_hi, xtol=u_lo * 2.0**-60, rtol=4 * 2.0**-52, maxiter=200, disp=False
     )

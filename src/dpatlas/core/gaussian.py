@@ -42,8 +42,6 @@ import numbers
 import sys
 from typing import Any
 
-from scipy import special
-
 from dpatlas.core._dgauss import sample_discrete_gaussian
 from dpatlas.core._gauss_profile import log_profile, solve_ratio
 from dpatlas.core._grid import changed_count, grid_step, to_grid
@@ -149,11 +147,13 @@ def _positive_delta(delta: float) -> float:
     return d
 
 
-register_noise(
-    "gaussian",
-    halfwidth=lambda scale, level: scale * (float(special.ndtri((1 + level) / 2)) + 2.0**-10),
-    variance=lambda scale: scale * scale,
-)
+def _halfwidth(scale: float, level: float) -> float:
+    from scipy import special  # imported on use: scipy is slow to import
+
+    return scale * (float(special.ndtri((1 + level) / 2)) + 2.0**-10)
+
+
+register_noise("gaussian", halfwidth=_halfwidth, variance=lambda scale: scale * scale)
 
 
 def gaussian(
