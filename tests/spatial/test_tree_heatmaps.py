@@ -178,8 +178,12 @@ def test_auto_rule_reads_public_inputs_only(side, n_sites, eps, expected):
 
 def test_auto_releases_the_chosen_method_and_records_it():
     fine = sp.heatmap(_sites(), GRID, epsilon=1.0, method="auto", crs=CRS, rng=7)
-    same = sp.heatmap(_sites(), GRID, epsilon=1.0, method="privtree", crs=CRS, rng=7)
+    options = {"tree_fraction": 1 / 3}
+    same = sp.heatmap(
+        _sites(), GRID, epsilon=1.0, method="privtree", method_options=options, crs=CRS, rng=7
+    )
     assert fine.release.metadata["auto_choice"] == "privtree"
+    assert fine.release.metadata["epsilon_tree"] == pytest.approx(1 / 3)
     np.testing.assert_array_equal(fine.estimate, same.estimate)
     coarse = sp.Grid.from_bounds((0, 0, 64, 64), cell_size=16, crs=CRS)
     hm = sp.heatmap(_sites(), coarse, epsilon=1.0, method="auto", crs=CRS, rng=7)

@@ -93,9 +93,11 @@ def privtree_release(
     """PrivTree with ``ε_tree = tree_fraction·ε`` for the tree and the rest for the leaf counts.
 
     Registered as ``heatmap(..., method="privtree")``; ``method_options={"tree_fraction": f}``
-    changes the split (default ε/2 + ε/2, the paper's). ``theta`` is the public split
-    threshold θ in counts; the default ``None`` is ``θ = -δ`` (one level of bias below the
-    paper's 0: a slightly deeper tree at the same cost, better on DPBench, docs/dpbench.md).
+    changes the split (default ε/2 + ε/2, the paper's; ``method="auto"`` uses ε/3 + 2ε/3,
+    more accurate on DPBench, :data:`~dpatlas.spatial.auto.PRIVTREE_OPTIONS`). ``theta`` is the
+    public split threshold θ in counts; the default ``None`` is ``θ = -δ`` (one level of bias
+    below the paper's 0: a slightly deeper tree at the same cost, better on DPBench,
+    docs/dpbench.md).
 
     Privacy (sequential composition, ``ε`` debited once, before any noise): the tree is
     ``ε_tree``-DP for one individual (``k`` sites, or ``2k`` under replace, by group privacy;
