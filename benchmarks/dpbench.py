@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from dpatlas.spatial import Grid, consistent, heatmap, suggest_cell_size
+from dpatlas.spatial.auto import PRIVTREE_OPTIONS
 
 SHAPES = {
     "Gowalla": "checkin_256_256.npy",
@@ -203,7 +204,7 @@ def coarse_grids(
     sizes: Iterable[int] = (1_000, 10_000),
     epsilons: Iterable[float] = EPSILONS,
 ) -> list[Score]:
-    """Uniform against PrivTree on coarse g×g grids (the shapes summed into g×g blocks).
+    """Uniform against PrivTree (as ``auto`` runs it) on coarse g×g grids (shapes summed in blocks).
 
     The evidence for ``method="auto"``'s rule; ``Score.shape`` is ``"<shape> g×g"``.
     """
@@ -222,7 +223,16 @@ def coarse_grids(
                         truth = answer(counts, rects)
                         for method, found in errs.items():
                             rng = np.random.default_rng([rep, 7])
-                            hm = heatmap(xy, grid, epsilon=eps, method=method, crs=CRS, rng=rng)
+                            options = PRIVTREE_OPTIONS if method == "privtree" else None
+                            hm = heatmap(
+                                xy,
+                                grid,
+                                epsilon=eps,
+                                method=method,
+                                method_options=options,
+                                crs=CRS,
+                                rng=rng,
+                            )
                             diff = answer(hm.estimate.reshape(g, g), rects) - truth
                             found.append(float(np.mean(np.abs(diff) / np.maximum(truth, n / 1e3))))
                     for method, found in errs.items():
