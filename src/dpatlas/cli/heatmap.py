@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import inspect
 from pathlib import Path
 from typing import Any
 
@@ -37,10 +36,16 @@ lon/lat columns (WGS 84 unless --points-crs), or a GBIF download (.txt, .txt.gz)
 """
 
 
+METHOD_NAMES = ("adaptive", "auto", "privtree", "uniform")
+"""``--method`` choices: the keys of :data:`dpatlas.spatial.METHODS`, listed here so that
+building the parser (``dpatlas --help``, ``dpatlas triangles``) does not import the spatial
+stack (geopandas, scipy); a test keeps the two equal."""
+DEFAULT_METHOD = "auto"
+"""``--method`` default: the default of :func:`dpatlas.spatial.heatmap` (a test checks it)."""
+
+
 def add_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     """Register ``heatmap``."""
-    from dpatlas.spatial import METHODS, heatmap
-
     p = add_command(
         sub,
         "heatmap",
@@ -68,12 +73,11 @@ def add_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     p.add_argument("--cell-size", type=positive_float, required=True, metavar="M", help="metres")
     p.add_argument("--crs", required=True, help="projected CRS of the grid, e.g. EPSG:3035")
     p.add_argument("--epsilon", type=positive_float, required=True, help="ε of the whole map")
-    default = inspect.signature(heatmap).parameters["method"].default
     p.add_argument(
         "--method",
-        choices=sorted(METHODS),
-        default=default,
-        help=f"release method (default {default}: as dpatlas.spatial.heatmap)",
+        choices=METHOD_NAMES,
+        default=DEFAULT_METHOD,
+        help=f"release method (default {DEFAULT_METHOD}: as dpatlas.spatial.heatmap)",
     )
     p.add_argument("--individual-column", metavar="COL", help="column naming each site's owner")
     p.add_argument(
