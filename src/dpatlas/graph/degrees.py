@@ -27,7 +27,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy.optimize import isotonic_regression
 
 from dpatlas.core.budget import Budget
 from dpatlas.core.discrete_laplace import discrete_laplace
@@ -165,6 +164,8 @@ def degree_histogram(
     if budget is not None:
         budget.spend(eps, mechanism=name)
     if method == "sorted":
+        from scipy.optimize import isotonic_regression  # on use: scipy.optimize is slow to load
+
         raw = discrete_laplace(np.sort(deg), sensitivity=2, epsilon=eps, rng=src, mechanism=name)
         fit = isotonic_regression(np.asarray(raw.value, dtype=np.float64)).x if g.n else np.zeros(0)
         seq = np.clip(np.rint(fit), 0, top).astype(np.int64)
