@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from tests.helpers.distributions import assert_scale_detected
+from tests.helpers.distributions import assert_scale_detected, dlap_pmf
 from tests.helpers.sources import CountingSource, ScriptedSource
 
 from dpatlas.core import Budget, discrete_laplace
@@ -18,11 +18,6 @@ from dpatlas.core.rng import get_source
 from dpatlas.errors import BudgetExceededError
 
 N = 200_000
-
-
-def dlap_pmf(scale: float):
-    p = math.exp(-1.0 / scale)
-    return lambda k: (1 - p) / (1 + p) * p ** np.abs(k)
 
 
 @pytest.mark.parametrize(

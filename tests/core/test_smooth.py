@@ -8,7 +8,12 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from tests.helpers.distributions import assert_distribution, assert_rejected, assert_scale_detected
+from tests.helpers.distributions import (
+    assert_distribution,
+    assert_rejected,
+    assert_scale_detected,
+    dlap_pmf,
+)
 from tests.helpers.sources import CountingSource
 
 from dpatlas.core import Budget, discrete_cauchy
@@ -36,11 +41,6 @@ def cauchy_family(limit: int):
         return lambda k: np.where(np.abs(k) <= limit, full[np.clip(k + limit, 0, 2 * limit)], 0.0)
 
     return family
-
-
-def dlap_family(b: float):
-    p = math.exp(-1.0 / b)
-    return lambda k: (1 - p) / (1 + p) * p ** np.abs(k)
 
 
 @pytest.mark.parametrize(
@@ -90,7 +90,7 @@ def test_mechanism_noise_has_the_documented_scale(delta: float, family: str) -> 
     b = (6 if delta == 0 else 2) * bound / eps
     assert t / s == pytest.approx(b, rel=1e-12)
     if family == "laplace":
-        assert_scale_detected(noise, dlap_family, t / s)
+        assert_scale_detected(noise, dlap_pmf, t / s)
     else:
         limit = math.ceil(30 * b)
         noise = np.clip(noise, -limit, limit)
@@ -137,7 +137,7 @@ def test_laplace_neighbours_within_e_epsilon_plus_delta_exactly(eps: float, delt
     ys = np.arange(-100_000, 100_001)
     for (t_g, s_g), (t_h, s_h) in worst_pairs(eps, delta):
         bg, bh = (a / b for a, b in (smooth_scale(s_g, eps, delta), smooth_scale(s_h, eps, delta)))
-        pg, ph = dlap_family(bg)(ys - t_g), dlap_family(bh)(ys - t_h)
+        pg, ph = dlap_pmf(bg)(ys - t_g), dlap_pmf(bh)(ys - t_h)
         for p, q in ((pg, ph), (ph, pg)):
             assert np.maximum(p - math.exp(eps) * q, 0).sum() <= delta
 
@@ -148,7 +148,7 @@ def test_halfwidth_covers_every_smaller_bound(delta: float) -> None:
     h = smooth_halfwidth(3.0, eps, delta, level)
     for bound in (3.0, 2.0, 0.5):
         t, s = smooth_scale(bound, eps, delta)
-        pmf = discrete_cauchy_pmf(ks, (t, s)) if delta == 0 else dlap_family(t / s)(ks)
+        pmf = discrete_cauchy_pmf(ks, (t, s)) if delta == 0 else dlap_pmf(t / s)(ks)
         tail = 1.0 - pmf[np.abs(ks) <= h].sum()
         assert tail <= 1 - level
         if bound == 3.0:

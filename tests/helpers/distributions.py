@@ -65,6 +65,12 @@ class FitResult:
         )
 
 
+def dlap_pmf(scale: float) -> Pmf:
+    """pmf of the discrete Laplace distribution of ``scale``: ``P(k) ∝ exp(-|k| / scale)``."""
+    p = math.exp(-1.0 / scale)
+    return lambda k: (1 - p) / (1 + p) * p ** np.abs(k)
+
+
 def _find_repeat(keys: np.ndarray, w: int | None) -> str | None:
     """Describe a block of ``w`` consecutive equal keys occurring twice, or return None."""
     n = keys.size

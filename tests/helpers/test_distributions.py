@@ -12,15 +12,11 @@ from tests.helpers.distributions import (
     assert_rejected,
     assert_scale_detected,
     chisquare_discrete,
+    dlap_pmf,
     ks_continuous,
 )
 
 N = 100_000
-
-
-def dlap_pmf(scale: float):
-    p = math.exp(-1.0 / scale)
-    return lambda k: (1 - p) / (1 + p) * p ** np.abs(k)
 
 
 def numpy_dlap(seed: int, n: int, scale: float) -> np.ndarray:

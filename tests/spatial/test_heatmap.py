@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import math
-
 import geopandas as gpd
 import numpy as np
 import pytest
 from shapely.geometry import Point
-from tests.helpers.distributions import assert_scale_detected
+from tests.helpers.distributions import assert_scale_detected, dlap_pmf
 
 from dpatlas.core import Budget, RandomSource, get_source
 from dpatlas.errors import BudgetExceededError
@@ -17,11 +15,6 @@ from dpatlas.spatial.sites import bound_contributions
 
 ALPHA = 1e-6
 GRID = Grid.from_bounds((0, 0, 500_000, 200_000), cell_size=1_000, crs="EPSG:3035")  # 100,000 cells
-
-
-def dlap_pmf(scale: float):
-    p = math.exp(-1.0 / scale)
-    return lambda k: (1 - p) / (1 + p) * p ** np.abs(k)
 
 
 def _sites(n: int = 20_000, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:

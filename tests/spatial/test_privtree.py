@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 from scipy import stats
+from tests.helpers.distributions import assert_scale_detected, dlap_pmf
 from tests.helpers.sources import CountingSource
 
 from dpatlas.audit import audit
@@ -15,6 +16,7 @@ from dpatlas.errors import BudgetExceededError
 from dpatlas.spatial import Grid, SiteCounts
 from dpatlas.spatial._splitrule import SplitRule, split_rule
 from dpatlas.spatial.hierarchy import Hierarchy, least_squares
+from dpatlas.spatial.methods import METHODS
 from dpatlas.spatial.privtree import grow_tree, privtree_release
 
 ALPHA = 1e-6
@@ -263,3 +265,22 @@ def test_tree_fraction_is_validated():
             budget=None,
             tree_fraction=1.0,
         )
+
+
+@pytest.mark.parametrize(("method", "eps_leaf"), [("privtree", 0.5), ("auto", 2 / 3)])
+def test_leaf_noise_has_the_scale_of_the_leaf_budget(method, eps_leaf):
+    """Leaf count minus exact count, pooled over 150 releases (the trees differ, the leaf noise
+    is i.i.d. given the tree): chi-square at α = 1e-6 accepts 1/ε_leaf, rejects ×0.7 and ×1.3."""
+    data = _data(np.random.default_rng(1))
+    exact_grid = data.counts.reshape(GRID.shape)
+    noise = []
+    for seed in range(150):
+        rel = METHODS[method](data, GRID, epsilon=1.0, source=get_source(seed), budget=None)
+        h = Hierarchy.from_metadata(rel.metadata["hierarchy"])
+        assert rel.metadata["epsilon_leaves"] == pytest.approx(eps_leaf)
+        for i in np.flatnonzero(h.is_leaf & (h.n_released > 0)):
+            exact = exact_grid[h.r0[i] : h.r1[i], h.c0[i] : h.c1[i]].sum()
+            noise.append(h.noisy[i] - exact)
+    samples = np.asarray(noise, dtype=np.int64)
+    assert samples.size > 20_000
+    assert_scale_detected(samples, dlap_pmf, 1 / eps_leaf, alpha=ALPHA)
