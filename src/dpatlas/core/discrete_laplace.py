@@ -37,7 +37,13 @@ from dpatlas.core.release import Release, register_noise
 from dpatlas.core.rng import RandomSource, RngLike, get_source
 from dpatlas.core.validation import as_int_array, check_epsilon, check_sensitivity
 
-__all__ = ["discrete_laplace", "rational_scale", "sample_discrete_laplace", "upper_tail_bound"]
+__all__ = [
+    "check_scales",
+    "discrete_laplace",
+    "rational_scale",
+    "sample_discrete_laplace",
+    "upper_tail_bound",
+]
 
 _BITS = 40
 _TABLE_MIN_SIZE = 64
@@ -71,6 +77,24 @@ def rational_scale(scale: float | Fraction) -> tuple[int, int]:
     t = math.ceil(exact * s)
     g = math.gcd(t, s)
     return t // g, s // g
+
+
+def check_scales(sensitivity: int, *epsilons: float) -> None:
+    """Refuse, before anything is spent, a part of ε whose noise cannot be sampled exactly.
+
+    Raises the :func:`rational_scale` error for the first ``sensitivity/ε`` that is too large.
+    Callers run it on public values before ``budget.spend``, so a refusal never costs budget.
+
+    Examples
+    --------
+    >>> check_scales(1, 0.5, 0.25)
+    >>> check_scales(1, 1e-300)
+    Traceback (most recent call last):
+    ...
+    ValueError: noise scale sensitivity/epsilon is about 2**997, too large (> 2**50) ...
+    """
+    for eps in epsilons:
+        rational_scale(Fraction(sensitivity) / Fraction(eps))
 
 
 def _log2(x: Fraction) -> int:

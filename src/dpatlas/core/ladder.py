@@ -225,9 +225,10 @@ def ladder_mechanism(
     eps = check_epsilon(epsilon)
     count = 1 if size is None else check_positive_int(size, "size")
     src = get_source(rng)
+    steps = step_scale(eps)  # may refuse: before the spend
     if budget is not None:
         budget.spend(eps * count, 0.0, mechanism=mechanism, note=note)
-    noise = _place(src, lad, gs, _rungs(src, lad, gs, step_scale(eps), count))
+    noise = _place(src, lad, gs, _rungs(src, lad, gs, steps, count))
     return noisy_release(x, noise, size, src.seeded, eps, 0.0, mechanism, "ladder", metadata)
 
 

@@ -33,8 +33,11 @@ from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike
 from dpatlas.core.validation import check_delta, check_epsilon
 from dpatlas.errors import PrivacyLeakWarning
+from dpatlas.graph._noise import check_count_noise
+from dpatlas.graph.adjacency import EdgeAdjacency
 from dpatlas.graph.edges import _open_release
 from dpatlas.graph.kstars import kstar_count
+from dpatlas.graph.stats import star_gain
 from dpatlas.graph.triangles import _checked, triangle_count
 
 __all__ = ["ClusteringRelease", "clustering_coefficient"]
@@ -127,6 +130,9 @@ def clustering_coefficient(
     eps_t, eps_w = eps * share, eps * (1 - share)
     rho = None if d > 0 else (eps_t**2 + eps_w**2 + 2 * (extra / 2) ** 2) / 2
     src, g = _open_release(graph, n, rng, budget, total, d, rho=rho)
+    tri_gs = EdgeAdjacency().triangle_global_sensitivity(g.n)
+    check_count_noise(method, eps_t, d / 2, tri_gs, extra / 2)
+    check_count_noise(method, eps_w, d / 2, 2 * int(star_gain(g.n, 2)[-1]), extra / 2)
     if budget is not None:
         budget.spend(total, d, mechanism=name, rho=rho)
     part: dict[str, Any] = {

@@ -22,6 +22,7 @@ from dpatlas.core.rng import RngLike
 from dpatlas.core.smooth import smooth_beta, smooth_bound, smooth_mechanism
 from dpatlas.core.validation import check_delta, check_epsilon
 from dpatlas.graph._interval import BoundedRelease, bounded_halfwidth
+from dpatlas.graph._noise import check_count_noise
 from dpatlas.graph.edges import _open_release
 from dpatlas.graph.stats import check_k, kstar_exact, kstar_ladder, ladder_of_pairs, star_gain
 from dpatlas.graph.triangles import _checked
@@ -122,6 +123,7 @@ def kstar_count(
     exact = kstar_exact(g, k)
     meta: dict[str, Any] = {"method": method, "k": k, "n": g.n, "n_from_data": not g.nodes_public}
     ladder = kstar_ladder(g, k) if method != "global" and gs > 0 else None
+    check_count_noise(method, eps, d, gs, extra)
     if budget is not None:
         budget.spend(total, d, mechanism=name, rho=rho)
     if gs == 0:

@@ -50,6 +50,7 @@ from dpatlas.core.smooth import smooth_beta, smooth_mechanism
 from dpatlas.core.validation import check_delta, check_epsilon
 from dpatlas.errors import PrivacyLeakWarning
 from dpatlas.graph._interval import BoundedRelease, bounded_halfwidth
+from dpatlas.graph._noise import check_count_noise
 from dpatlas.graph.adjacency import EdgeAdjacency
 from dpatlas.graph.counting import common_neighbour_stats, triangle_count_exact
 from dpatlas.graph.edgegraph import as_edge_graph
@@ -206,6 +207,7 @@ def triangle_count(
         )
     gs = EdgeAdjacency().triangle_global_sensitivity(g_n)
     meta: dict[str, Any] = {"method": method, "n": g_n, "n_from_data": not public}
+    check_count_noise(method, eps, d, gs, extra)
     if budget is not None:
         budget.spend(total, d, mechanism=name, rho=rho)
     if gs == 0:

@@ -3,33 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
-from dpatlas.core.discrete_laplace import rational_scale
 from dpatlas.core.release import Release
 from dpatlas.spatial.grid import Grid
 from dpatlas.spatial.hierarchy import Hierarchy
 from dpatlas.spatial.treepost import to_cells
 
-__all__ = ["check_scales", "leaf_intervals", "noise_of", "tree_of", "tree_release"]
-
-
-def check_scales(sensitivity: int, *epsilons: float) -> None:
-    """Refuse, before anything is spent, a part of ε whose noise cannot be sampled exactly.
-
-    Examples
-    --------
-    >>> check_scales(1, 0.5, 0.25)
-    >>> check_scales(1, 1e-300)
-    Traceback (most recent call last):
-    ...
-    ValueError: noise scale sensitivity/epsilon is about 2**997, too large (> 2**50) ...
-    """
-    for eps in epsilons:
-        rational_scale(Fraction(sensitivity) / Fraction(eps))
+__all__ = ["leaf_intervals", "noise_of", "tree_of", "tree_release"]
 
 
 def tree_release(

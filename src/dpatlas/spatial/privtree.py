@@ -13,11 +13,11 @@ from __future__ import annotations
 import numpy as np
 
 from dpatlas.core.budget import Budget
-from dpatlas.core.discrete_laplace import discrete_laplace
+from dpatlas.core.discrete_laplace import check_scales, discrete_laplace
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RandomSource
 from dpatlas.spatial._cells import cell_grid, prefix_sums, rect_sums
-from dpatlas.spatial._release import check_scales, tree_release
+from dpatlas.spatial._release import tree_release
 from dpatlas.spatial._splitrule import SplitRule, split_rule
 from dpatlas.spatial.grid import Grid
 from dpatlas.spatial.hierarchy import Hierarchy
