@@ -192,6 +192,11 @@ class Budget:
                 f"an (ε, δ) spend with delta={d} has no zCDP cost; pass rho= (Gaussian "
                 "releases give it) or use accounting='basic'"
             )
+        if rho is not None and rho == 0 and not isinstance(rho, bool):
+            raise ValueError(
+                f"rho must be > 0, got {rho!r}: the zCDP cost of epsilon={eps!r} underflows to 0 "
+                "(epsilon below about 1e-154); use a larger epsilon"
+            )
         r = None if rho is None else dec(check_epsilon(rho, "rho", maximum=math.inf))
         now = datetime.now(timezone.utc).isoformat(timespec="microseconds")
         return Spend(dec(eps), dec(d), r, str(mechanism), str(note), now)
