@@ -160,6 +160,24 @@ def test_pycnophylactic_keeps_every_leaf_total_and_the_sign():
         pycnophylactic(h, least_squares(h) - 1e6, GRID)
 
 
+def test_pycnophylactic_default_runs_until_a_round_moves_almost_nothing():
+    grid = sp.Grid.from_bounds((0, 0, 256, 256), cell_size=1, crs=CRS)
+    gen = np.random.default_rng(7)  # 2,000 sites at ε = 0.1 on 65,536 cells: large leaves
+    x = np.concatenate([gen.normal(60, 20, 1000), gen.uniform(0, 256, 1000)]).clip(0, 255.9)
+    y = np.concatenate([gen.normal(190, 20, 1000), gen.uniform(0, 256, 1000)]).clip(0, 255.9)
+    hm = sp.heatmap((x, y), grid, epsilon=0.1, method="privtree", crs=CRS, rng=7)
+    h = hm.hierarchy
+    values = tree_nonnegative(h, least_squares(h))
+    total = values[h.is_leaf].sum()
+    default = pycnophylactic(h, values, grid)
+    twenty, settled = (pycnophylactic(h, values, grid, iterations=k) for k in (20, 400))
+    far, near = np.abs(twenty - settled).sum(), np.abs(default - settled).sum()
+    assert far > 0.1 * total  # 20 rounds are far from settled here
+    assert near < far / 4
+    even = to_cells(h, values, grid)
+    np.testing.assert_allclose(pycnophylactic(h, values, grid, iterations=0), even)
+
+
 @pytest.mark.parametrize(
     ("side", "n_sites", "eps", "expected"),
     [
