@@ -25,6 +25,8 @@ without a public N can buy one with :func:`~dpatlas.spatial.resolution.estimate_
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 from dpatlas.core.budget import Budget
@@ -37,8 +39,8 @@ __all__ = ["PRIVTREE_OPTIONS", "auto", "choose_method"]
 
 MAX_UNIFORM_CELLS = 16
 DENSE_SITES_EPSILON_PER_CELL = 50.0
-PRIVTREE_OPTIONS: dict[str, Any] = {"tree_fraction": 1 / 3}
-"""Options ``"auto"`` gives PrivTree: ε/3 for the tree, 2ε/3 for the leaf counts."""
+PRIVTREE_OPTIONS: Mapping[str, Any] = MappingProxyType({"tree_fraction": 1 / 3})
+"""Options ``"auto"`` gives PrivTree: ε/3 for the tree, 2ε/3 for the leaf counts (read-only)."""
 
 
 def choose_method(grid: Grid, epsilon: float, n_sites: float | None = None) -> str:
