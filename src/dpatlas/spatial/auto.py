@@ -10,8 +10,8 @@ uniform grid wins because every cell gets all of ε and there is nothing to adap
   small next to the counts, so splitting ε between a tree and its counts does not pay);
 * ``"privtree"`` otherwise, with a third of ε for the tree and two thirds for the leaf counts
   (:data:`PRIVTREE_OPTIONS`; ``method="privtree"`` alone keeps the paper's ε/2 + ε/2). On the
-  16 DPBench settings the 1/3 split has 0.83–1.04× the error of the even split (mean over
-  three seeds of 20 repetitions; geometric mean 0.92, docs/dpbench.md): leaf noise is a large
+  16 DPBench settings the 1/3 split has 0.84–1.00× the error of the even split (mean over
+  six seeds of 20 repetitions; geometric mean 0.92, docs/dpbench.md): leaf noise is a large
   part of PrivTree's error there, and a tree bought with ε/3 is still fine enough. Splits
   between 0.3 and 0.4 measure alike; 0.6 and 0.7 are clearly worse.
 
