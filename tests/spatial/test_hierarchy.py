@@ -10,9 +10,16 @@ import pytest
 
 from dpatlas.spatial import Grid
 from dpatlas.spatial._groups import project_groups, round_groups
-from dpatlas.spatial.hierarchy import Hierarchy, least_squares, query_variance
+from dpatlas.spatial.hierarchy import Hierarchy, least_squares, query_variance, subtree_estimates
 from dpatlas.spatial.postprocess import project_simplex
-from dpatlas.spatial.treepost import integer_counts, leaf_of_cell, nonnegative, to_cells
+from dpatlas.spatial.treepost import (
+    drop_empty,
+    empty_regions,
+    integer_counts,
+    leaf_of_cell,
+    nonnegative,
+    to_cells,
+)
 
 
 def random_tree(gen: np.random.Generator, *, side: int = 8, measured: float = 0.7) -> Hierarchy:
@@ -228,7 +235,116 @@ def test_bad_hierarchies_are_refused():
 
 def test_post_processing_reads_only_released_values():
     """Every post-processing function takes the hierarchy (noisy values, variances), never sites."""
-    for fn in (least_squares, nonnegative, integer_counts, to_cells):
+    for fn in (
+        least_squares,
+        subtree_estimates,
+        nonnegative,
+        empty_regions,
+        drop_empty,
+        integer_counts,
+        to_cells,
+    ):
         for name, param in inspect.signature(fn).parameters.items():
             assert "SiteCounts" not in str(param.annotation), (fn.__name__, name)
     assert "count" not in Hierarchy.__dataclass_fields__
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_subtree_estimates_of_a_leaves_only_tree_are_leaf_sums(seed):
+    h = random_tree(np.random.default_rng(seed), measured=0.0)
+    own, var = subtree_estimates(h)
+    below = np.where(h.is_leaf, h.noisy, 0.0)
+    below_var = np.where(h.is_leaf, h.variance, 0.0)
+    for idx in reversed(h.levels()[1:]):
+        np.add.at(below, h.parent[idx], below[idx])
+        np.add.at(below_var, h.parent[idx], below_var[idx])
+    np.testing.assert_allclose(own, below)
+    np.testing.assert_allclose(var, below_var)
+
+
+def test_subtree_estimates_pool_a_measured_node_with_its_children():
+    h = Hierarchy([0, 0, 0], [1, 1, 1], [0, 0, 1], [2, 1, 2], [-1, 0, 0],
+                  [10.0, 4.0, 4.0], [2.0, 2.0, 2.0], [2, 1, 1])  # fmt: skip
+    own, var = subtree_estimates(h)
+    # (10/2 + 8/4) / (1/2 + 1/4) and 1 / (1/2 + 1/4); the children only see themselves
+    np.testing.assert_allclose(own, [28 / 3, 4.0, 4.0])
+    np.testing.assert_allclose(var, [4 / 3, 2.0, 2.0])
+
+
+def _quad(noisy: list[float], variance: float = 2.0) -> Hierarchy:
+    """A 2×2 grid: root and four one-cell leaves with these noisy counts."""
+    return Hierarchy(
+        r0=[0, 0, 0, 1, 1],
+        r1=[2, 1, 1, 2, 2],
+        c0=[0, 0, 1, 0, 1],
+        c1=[2, 1, 2, 1, 2],
+        parent=[-1, 0, 0, 0, 0],
+        noisy=[np.nan, *noisy],
+        variance=[np.inf, *[variance] * 4],
+        n_released=[4, 1, 1, 1, 1],
+    )
+
+
+def test_empty_regions_flags_regions_within_z_noise_sds_of_zero():
+    h = _quad([50.0, 2.9, 3.1, -4.0])  # sd 2**0.5 = 1.414 per leaf: 1.5 sd = 2.12, 2 sd = 2.83
+    assert empty_regions(h, min_share=0.25).tolist() == [False, False, False, False, True]
+    assert empty_regions(h, z=2.0, min_share=0.25).tolist() == [False, False, False, False, True]
+    assert empty_regions(h, z=2.1, min_share=0.25).tolist() == [False, False, True, False, True]
+    assert empty_regions(h, z=0.0, min_share=0.25).tolist() == [False, False, False, False, True]
+    # regions smaller than min_share of the released cells are never judged, nor is the root
+    assert not empty_regions(h, z=100.0, min_share=0.5).any()
+    assert not empty_regions(_quad([0.0] * 4), z=100.0, min_share=1.0).any()
+
+
+def test_empty_regions_marks_the_whole_subtree_of_an_empty_node():
+    gen = np.random.default_rng(3)
+    h = random_tree(gen, side=16, measured=0.0)
+    empty = empty_regions(h, z=1.0, min_share=1 / 64)
+    own, var = subtree_estimates(h)
+    tested = (h.n_released >= 4) & (own <= np.sqrt(var))
+    tested[0] = False
+    assert tested.any()
+    # empty = tested itself, or below a tested node
+    below = tested.copy()
+    for i in range(1, h.size):
+        below[i] |= below[h.parent[i]]
+    np.testing.assert_array_equal(empty, below)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"z": -1.0}, "z must be a finite number >= 0, got -1.0"),
+        ({"z": float("inf")}, "z must be a finite number >= 0, got inf"),
+        ({"z": True}, "z must be a finite number >= 0, got True"),
+        ({"min_share": 0.0}, r"min_share must be a number in \(0, 1\], got 0.0"),
+        ({"min_share": 2}, r"min_share must be a number in \(0, 1\], got 2"),
+    ],
+)
+def test_empty_regions_refuses_bad_parameters(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        empty_regions(_quad([1.0] * 4), **kwargs)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_drop_empty_keeps_the_total_and_consistency(seed):
+    gen = np.random.default_rng(seed)
+    h = random_tree(gen, side=16, measured=0.0)
+    values = nonnegative(h, least_squares(h))
+    empty = empty_regions(h, z=1.0, min_share=1 / 64)
+    dropped = drop_empty(h, values, empty)
+    assert dropped[0] == pytest.approx(values[0])
+    assert (dropped[empty] == 0).all()
+    assert (dropped >= 0).all()
+    internal, sums = children_sums(h, dropped)
+    np.testing.assert_allclose(internal, sums, atol=1e-9)
+    kept = h.is_leaf & ~empty & (values > 0)
+    ratio = dropped[kept] / values[kept]
+    np.testing.assert_allclose(ratio, ratio[0])  # the mass goes back in proportion
+
+
+def test_drop_empty_with_everything_empty_changes_nothing():
+    h = _quad([1.0, 1.0, 1.0, 1.0])
+    values = np.array([4.0, 1.0, 1.0, 1.0, 1.0])
+    out = drop_empty(h, values, np.array([False, True, True, True, True]))
+    np.testing.assert_array_equal(out, values)

@@ -91,6 +91,39 @@ def test_theta_shifts_the_threshold_and_is_validated():
         split_rule(0.5, theta=math.nan)
 
 
+@pytest.mark.parametrize("levels", [0.0, 1.5, 3.0])
+def test_theta_levels_shift_the_threshold_and_keep_the_exact_path_loss(levels):
+    """θ = -levels·δ: a public shift of every biased count, so the loss bound is unchanged."""
+    eps = 0.5
+    rule = split_rule(eps, theta=None, theta_levels=levels)
+    assert rule.offset == -round(levels * rule.bias)
+    assert rule.lam == split_rule(eps).lam
+    depth = 24
+    worst = max(
+        np.abs(path_log_ratios(rule, np.full(depth + 1, c), depth)).max()
+        for c in range(0, int(depth * rule.delta) + 10, max(1, int(rule.lam / 8)))
+    )
+    assert 0.8 * eps < worst <= eps
+
+
+@pytest.mark.parametrize("bad", [-0.5, 65, math.nan, True, "1"])
+def test_theta_levels_are_validated(bad):
+    with pytest.raises(ValueError, match=r"theta_levels must be a number in \[0, 64\]"):
+        split_rule(0.5, theta=None, theta_levels=bad)
+
+
+def test_privtree_refuses_theta_and_theta_levels_together_before_spending():
+    budget = Budget(epsilon=1.0)
+    data = SiteCounts(np.ones(16, dtype=np.int64), np.empty(0), np.empty(0), 1)
+    grid = Grid.from_bounds((0, 0, 4, 4), cell_size=1, crs="EPSG:3035")
+    with pytest.raises(ValueError, match=r"give theta \(counts\) or theta_levels"):
+        privtree_release(
+            data, grid, epsilon=0.5, source=get_source(0), budget=budget, theta=0.0,
+            theta_levels=2.0,
+        )  # fmt: skip
+    assert budget.spent.epsilon == 0
+
+
 def test_the_path_check_catches_a_tree_without_depth_bias():
     rule = split_rule(0.5)
     unbiased = SplitRule(rule.epsilon, 1, 4, rule.lattice, rule.scale, bias=0)

@@ -55,6 +55,9 @@ from dpatlas.core.validation import check_epsilon, check_positive_int
 __all__ = ["SplitRule", "split_rule"]
 
 _MARGIN = 1e-9
+MAX_THETA_LEVELS = 64
+"""Upper limit of ``theta_levels``: at 64 levels below ``θ = 0`` every node of any grid this
+library can hold splits, so larger values would change nothing but the int64 arithmetic."""
 
 
 @dataclass(frozen=True)
@@ -142,12 +145,14 @@ def split_rule(
     fanout: int = 4,
     lattice: int = 1024,
     theta: float | None = 0.0,
+    theta_levels: float = 1.0,
 ) -> SplitRule:
     """The split test that costs at most ``epsilon`` for the whole tree, whatever its depth.
 
     ``theta`` is the public threshold ``θ`` in counts (rounded to the lattice); ``None``
-    means ``θ = -δ``, one level of bias below the paper's ``θ = 0``, which splits one level
-    deeper at the same cost (docs/dpbench.md measures it).
+    means ``θ = -theta_levels·δ`` (rounded to the lattice), that many levels of bias below
+    the paper's ``θ = 0``: the tree splits deeper at the same cost (docs/dpbench.md measures
+    it). ``theta_levels`` (default 1, ``θ = -δ``) is read only when ``theta`` is None.
 
     Examples
     --------
@@ -156,6 +161,8 @@ def split_rule(
     (4.599, 6.377, True, 4.667)
     >>> split_rule(0.5, theta=None).theta == -split_rule(0.5).delta
     True
+    >>> round(split_rule(0.5, theta=None, theta_levels=1.5).theta / rule.delta, 3)
+    -1.5
     """
     eps = check_epsilon(epsilon, "epsilon_tree")
     k = check_positive_int(sensitivity, "sensitivity")
@@ -163,6 +170,13 @@ def split_rule(
     s = check_positive_int(lattice, "lattice")
     if theta is not None and not (isinstance(theta, (int, float)) and math.isfinite(theta)):
         raise ValueError(f"theta must be a finite number of counts or None, got {theta!r}")
+    if isinstance(theta_levels, bool) or not (
+        isinstance(theta_levels, (int, float)) and 0 <= theta_levels <= MAX_THETA_LEVELS
+    ):
+        raise ValueError(
+            f"theta_levels must be a number in [0, {MAX_THETA_LEVELS}] (levels of bias below "
+            f"θ = 0), got {theta_levels!r}"
+        )
 
     def too_big(lam: float) -> bool:
         return _loss(lam, beta, k, _bias(lam, beta, s), s) * (1 + _MARGIN) > eps
@@ -176,7 +190,7 @@ def split_rule(
     scale = rational_scale(high * s)
     lam = scale[0] / scale[1] / s
     bias = _bias(lam, beta, s)
-    offset = -bias if theta is None else round(theta * s)
+    offset = -round(theta_levels * bias) if theta is None else round(theta * s)
     rule = SplitRule(eps, k, beta, s, scale, bias, offset)
     if rule.loss() * (1 + _MARGIN) > eps:  # the rational scale rounded λ down: refuse
         raise ValueError(f"epsilon_tree={eps!r} gives no exact split scale; use another value")

@@ -25,7 +25,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-__all__ = ["Hierarchy", "least_squares", "query_variance"]
+__all__ = ["Hierarchy", "least_squares", "query_variance", "subtree_estimates"]
 
 
 def _frozen(values: Any, dtype: Any) -> np.ndarray:
@@ -137,13 +137,17 @@ class Hierarchy:
 
 
 class _Passes(NamedTuple):
-    """The linear maps of the two passes: ``z = a·y + b·S`` up, ``x_c = z_c + g_c·(x_p - S_p)`` down."""
+    """The linear maps of the two passes: ``z = a·y + b·S`` up, ``x_c = z_c + g_c·(x_p - S_p)`` down.
+
+    ``w`` is the variance of ``z``.
+    """
 
     levels: list[np.ndarray]
     a: np.ndarray
     b: np.ndarray
     g: np.ndarray
     z: np.ndarray
+    w: np.ndarray
     child_sum: np.ndarray
 
 
@@ -171,7 +175,7 @@ def _passes(h: Hierarchy) -> _Passes:
     parent_var = child_var[np.maximum(h.parent, 0)]
     with np.errstate(divide="ignore", invalid="ignore"):
         g = np.where(parent_var > 0, w / parent_var, 0.0)
-    return _Passes(levels, a, b, g, z, child_sum)
+    return _Passes(levels, a, b, g, z, w, child_sum)
 
 
 def least_squares(h: Hierarchy) -> np.ndarray:
@@ -191,6 +195,27 @@ def least_squares(h: Hierarchy) -> np.ndarray:
         p = h.parent[idx]
         x[idx] += passes.g[idx] * (x[p] - passes.child_sum[p])
     return x
+
+
+def subtree_estimates(h: Hierarchy) -> tuple[np.ndarray, np.ndarray]:
+    """Each node's count estimated from its own subtree's measurements only, and its variance.
+
+    The upward pass of :func:`least_squares`: a node's own noisy count (if measured) pooled
+    with the sum of its children's subtree estimates, weighted by their public variances. It
+    uses no measurement outside the node, so it answers "what does this region's own
+    release say about it". For a tree with only its leaves measured it is the sum of the
+    leaves below, with the sum of their variances. Public: released values and variances.
+
+    Examples
+    --------
+    >>> h = Hierarchy(r0=[0, 0, 0], r1=[1, 1, 1], c0=[0, 0, 1], c1=[2, 1, 2], parent=[-1, 0, 0],
+    ...               noisy=[np.nan, 4.0, 1.0], variance=[np.inf, 2.0, 2.0], n_released=[2, 1, 1])
+    >>> own, var = subtree_estimates(h)
+    >>> own.tolist(), var.tolist()
+    ([5.0, 4.0, 1.0], [4.0, 2.0, 2.0])
+    """
+    passes = _passes(h)
+    return passes.z, passes.w
 
 
 def query_variance(h: Hierarchy, weights: np.ndarray) -> float:

@@ -14,8 +14,8 @@ import numpy as np
 
 from dpatlas.spatial.hierarchy import least_squares
 from dpatlas.spatial.smoothing import pycnophylactic
+from dpatlas.spatial.treepost import EMPTY_Z, drop_empty, empty_regions, to_cells
 from dpatlas.spatial.treepost import nonnegative as tree_nonnegative
-from dpatlas.spatial.treepost import to_cells
 
 if TYPE_CHECKING:
     from dpatlas.spatial.result import Heatmap
@@ -96,14 +96,25 @@ def nonnegative(heatmap: Heatmap, *, integer: bool = True) -> Heatmap:
     return heatmap.replace(estimate=projected, flags=flags, steps=steps)
 
 
-def consistent(heatmap: Heatmap, *, smooth: bool = True, nonnegative: bool = True) -> Heatmap:
+def consistent(
+    heatmap: Heatmap,
+    *,
+    smooth: bool = True,
+    nonnegative: bool = True,
+    empty_z: float | None = EMPTY_Z,
+) -> Heatmap:
     """Cell estimate of a multi-level release: least squares, non-negative, spread over cells.
 
     The tree's noisy counts are combined by weighted least squares (every parent equals the
     sum of its children; :func:`~dpatlas.spatial.hierarchy.least_squares`), made non-negative
-    top-down with every node total kept when it can be (:func:`.treepost.nonnegative`), and each
-    leaf's count is spread over its released cells: smoothly across leaf edges with every
-    leaf total kept (:func:`~dpatlas.spatial.smoothing.pycnophylactic`, the default) or evenly
+    top-down with every node total kept when it can be (:func:`.treepost.nonnegative`); large
+    regions whose own release is within ``empty_z`` noise standard deviations of zero are
+    set to 0 and their mass goes back to the rest of the map in proportion, so the total is
+    kept (:func:`.treepost.empty_regions`, :func:`.treepost.drop_empty`; ``empty_z=None``
+    skips it; on DPBench it lowers the error by up to 40% at N = 10⁴ and changes little at
+    10⁶, docs/dpbench.md); and each leaf's count is spread over its released cells: smoothly
+    across leaf edges with every leaf total kept
+    (:func:`~dpatlas.spatial.smoothing.pycnophylactic`, the default) or evenly
     (``smooth=False``). ``nonnegative=False`` keeps the plain least-squares counts (unbiased,
     possibly negative; spread evenly), as in the papers' constrained inference. Reads the
     release only. :func:`~dpatlas.spatial.heatmap` applies the defaults to every multi-level
@@ -116,8 +127,8 @@ def consistent(heatmap: Heatmap, *, smooth: bool = True, nonnegative: bool = Tru
     >>> xy = (np.full(400, 3.5), np.full(400, 30.5))
     >>> hm = sp.heatmap(xy, g, epsilon=1.0, method="privtree", crs="EPSG:3035", rng=2)
     >>> hm.steps, bool((hm.estimate >= 0).all())
-    (('least_squares', 'nonnegative', 'pycnophylactic'), True)
-    >>> even = consistent(hm.replace(estimate=None, steps=()), smooth=False)
+    (('least_squares', 'nonnegative', 'empty_regions(z=1.5)', 'pycnophylactic'), True)
+    >>> even = consistent(hm.replace(estimate=None, steps=()), smooth=False, empty_z=None)
     >>> even.steps, round(float(even.estimate.sum()), 6) == round(float(hm.estimate.sum()), 6)
     (('least_squares', 'nonnegative', 'spread_evenly'), True)
     """
@@ -129,12 +140,15 @@ def consistent(heatmap: Heatmap, *, smooth: bool = True, nonnegative: bool = Tru
         cells = to_cells(h, values, heatmap.grid)
         return heatmap.replace(estimate=cells, steps=(*heatmap.steps, "least_squares"))
     values = tree_nonnegative(h, values)
+    steps = [*heatmap.steps, "least_squares", "nonnegative"]
+    if empty_z is not None:
+        values = drop_empty(h, values, empty_regions(h, z=empty_z))
+        steps.append(f"empty_regions(z={empty_z:g})")
     if smooth:
         cells, spread = pycnophylactic(h, values, heatmap.grid), "pycnophylactic"
     else:
         cells, spread = to_cells(h, values, heatmap.grid), "spread_evenly"
-    steps = (*heatmap.steps, "least_squares", "nonnegative", spread)
-    return heatmap.replace(estimate=cells, steps=steps)
+    return heatmap.replace(estimate=cells, steps=(*steps, spread))
 
 
 def suppress(heatmap: Heatmap, threshold: float) -> Heatmap:

@@ -89,15 +89,17 @@ def privtree_release(
     budget: Budget | None,
     tree_fraction: float = 0.5,
     theta: float | None = None,
+    theta_levels: float = 1.0,
 ) -> Release:
     """PrivTree with ``ε_tree = tree_fraction·ε`` for the tree and the rest for the leaf counts.
 
     Registered as ``heatmap(..., method="privtree")``; ``method_options={"tree_fraction": f}``
     changes the split (default ε/2 + ε/2, the paper's; ``method="auto"`` uses ε/3 + 2ε/3,
     more accurate on DPBench, :data:`~dpatlas.spatial.auto.PRIVTREE_OPTIONS`). ``theta`` is the
-    public split threshold θ in counts; the default ``None`` is ``θ = -δ`` (one level of bias
-    below the paper's 0: a slightly deeper tree at the same cost, better on DPBench,
-    docs/dpbench.md).
+    public split threshold θ in counts; the default ``None`` is ``θ = -theta_levels·δ`` with
+    ``theta_levels = 1`` (one level of bias below the paper's 0: a slightly deeper tree at the
+    same cost, better on DPBench, docs/dpbench.md; ``"auto"`` uses 1.5). Give ``theta`` or
+    ``theta_levels``, not both.
 
     Privacy (sequential composition, ``ε`` debited once, before any noise): the tree is
     ``ε_tree``-DP for one individual (``k`` sites, or ``2k`` under replace, by group privacy;
@@ -123,9 +125,16 @@ def privtree_release(
     """
     if not (isinstance(tree_fraction, float) and 0.0 < tree_fraction < 1.0):
         raise ValueError(f"tree_fraction must be a float in (0, 1), got {tree_fraction!r}")
+    if theta is not None and theta_levels != 1.0:
+        raise ValueError(
+            f"give theta (counts) or theta_levels (levels of bias), not both: got theta={theta!r}, "
+            f"theta_levels={theta_levels!r}"
+        )
     eps_tree = tree_fraction * epsilon
     eps_leaf = epsilon - eps_tree
-    rule = split_rule(eps_tree, sensitivity=data.sensitivity, theta=theta)
+    rule = split_rule(
+        eps_tree, sensitivity=data.sensitivity, theta=theta, theta_levels=theta_levels
+    )
     check_scales(data.sensitivity, eps_leaf)
     if budget is not None:
         budget.spend(

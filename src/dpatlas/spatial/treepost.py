@@ -1,4 +1,4 @@
-"""Post-processing of a released tree: non-negative and integer counts, and cell values.
+"""Post-processing of a released tree: non-negative, integer and empty-aware counts, cell values.
 
 Functions take a :class:`~dpatlas.spatial.hierarchy.Hierarchy` (released values and public
 variances) and node values derived from it; they never see the sites.
@@ -12,9 +12,23 @@ import numpy as np
 
 from dpatlas.spatial._groups import project_groups, round_groups
 from dpatlas.spatial.grid import Grid
-from dpatlas.spatial.hierarchy import Hierarchy
+from dpatlas.spatial.hierarchy import Hierarchy, subtree_estimates
 
-__all__ = ["integer_counts", "leaf_of_cell", "nonnegative", "to_cells"]
+__all__ = [
+    "drop_empty",
+    "empty_regions",
+    "integer_counts",
+    "leaf_of_cell",
+    "nonnegative",
+    "to_cells",
+]
+
+EMPTY_Z = 1.5
+"""Default of :func:`empty_regions`: a region is judged empty when its own release is within
+1.5 noise standard deviations of zero (or below)."""
+EMPTY_MIN_SHARE = 1 / 256
+"""Default smallest region :func:`empty_regions` may judge empty: 1/256 of the released cells
+(a 16×16 block of a 256×256 grid)."""
 
 
 def _top_down(
@@ -42,6 +56,69 @@ def nonnegative(h: Hierarchy, values: np.ndarray) -> np.ndarray:
     """
     values = np.asarray(values, dtype=np.float64)
     return _top_down(h, values, max(float(values[0]), 0.0), project_groups)
+
+
+def empty_regions(
+    h: Hierarchy, *, z: float = EMPTY_Z, min_share: float = EMPTY_MIN_SHARE
+) -> np.ndarray:
+    """Nodes judged empty: large regions whose own release does not tell them from zero.
+
+    A node other than the root with at least ``min_share`` of the released cells is judged
+    empty when its subtree estimate (:func:`~dpatlas.spatial.hierarchy.subtree_estimates`:
+    its own measurements only) is at most ``z`` times that estimate's noise standard
+    deviation; the descendants of an empty node are empty too. Point data leave most of a
+    map empty, and a multi-level release gives every empty region noisy leaves whose
+    positive draws survive non-negativity and would be spread over the region; the test
+    removes them where the region's own evidence is no larger than its noise. It reads
+    released values, public variances and the public tree only: post-processing.
+
+    Examples
+    --------
+    >>> h = Hierarchy(r0=[0, 0, 0], r1=[1, 1, 1], c0=[0, 0, 1], c1=[2, 1, 2], parent=[-1, 0, 0],
+    ...               noisy=[np.nan, 40.0, 1.0], variance=[np.inf, 2.0, 2.0], n_released=[2, 1, 1])
+    >>> empty_regions(h, min_share=0.5).tolist()
+    [False, False, True]
+    """
+    if isinstance(z, bool) or not (isinstance(z, (int, float)) and 0 <= z < np.inf):
+        raise ValueError(f"z must be a finite number >= 0, got {z!r}")
+    if isinstance(min_share, bool) or not (
+        isinstance(min_share, (int, float)) and 0 < min_share <= 1
+    ):
+        raise ValueError(f"min_share must be a number in (0, 1], got {min_share!r}")
+    own, var = subtree_estimates(h)
+    min_cells = max(1, int(np.ceil(min_share * h.n_released[0] - 1e-9)))
+    empty = (h.n_released >= min_cells) & (var > 0) & (own <= z * np.sqrt(var))
+    empty[0] = False
+    for idx in h.levels()[1:]:
+        empty[idx] |= empty[h.parent[idx]]
+    return empty
+
+
+def drop_empty(h: Hierarchy, values: np.ndarray, empty: np.ndarray) -> np.ndarray:
+    """Consistent node counts with the ``empty`` nodes at 0 and the root total of ``values``.
+
+    ``values`` are non-negative consistent counts (e.g. :func:`nonnegative`). The leaves of
+    empty regions get 0 and the other leaves are scaled up together so that the total is
+    unchanged (the noise mass the empty regions held goes back to the map in proportion);
+    internal nodes are the sums of their leaves. If every leaf with a count is empty the
+    values are returned unchanged.
+
+    Examples
+    --------
+    >>> h = Hierarchy(r0=[0, 0, 0], r1=[1, 1, 1], c0=[0, 0, 1], c1=[2, 1, 2], parent=[-1, 0, 0],
+    ...               noisy=[np.nan, 40.0, 1.0], variance=[np.inf, 2.0, 2.0], n_released=[2, 1, 1])
+    >>> drop_empty(h, np.array([41.0, 40.0, 1.0]), np.array([False, False, True])).tolist()
+    [41.0, 41.0, 0.0]
+    """
+    values = np.asarray(values, dtype=np.float64)
+    kept = np.where(h.is_leaf & ~np.asarray(empty, dtype=bool), values, 0.0)
+    mass = float(kept.sum())
+    if mass <= 0:
+        return values.copy()
+    kept *= float(values[0]) / mass
+    for idx in reversed(h.levels()[1:]):
+        np.add.at(kept, h.parent[idx], kept[idx])
+    return kept
 
 
 def integer_counts(h: Hierarchy, values: np.ndarray) -> np.ndarray:
