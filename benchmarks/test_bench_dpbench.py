@@ -2,11 +2,10 @@
 
 Targets: PrivTree within 15% of the reference MREs (BENCHMARKS.md; a reference printed as
 0.002 is read as < 0.0025); the default (``auto``) never worse than UG and the best method (or
-within 5% of it) in most settings; PrivTree on 10⁶ points in <= 2 s. The issue's target of
-beating the reference PrivTree by >= 10% in 12 of 16 settings is not reached reliably (11 or
-12 of 16 on each of six seeds, docs/dpbench.md) and is reported as an expected failure.
-``DPBENCH_REPS`` sets the repetitions (default 20), ``DPBENCH_SEED`` the seed of the points
-and noise (default 0).
+within 5% of it) in most settings; the default beating the reference PrivTree by >= 10% in
+at least 12 of the 16 settings (12–15 on each of six seeds, docs/dpbench.md); PrivTree on
+10⁶ points in <= 2 s. ``DPBENCH_REPS`` sets the repetitions (default 20), ``DPBENCH_SEED``
+the seed of the points and noise (default 0).
 """
 
 from __future__ import annotations
@@ -65,9 +64,6 @@ def test_default_is_never_worse_than_ug_and_best_in_most_settings(scores):
     assert best >= 12
 
 
-@pytest.mark.xfail(
-    strict=False, reason="issue 5 target: 11-12 of 16 per seed, not reliably 12; docs/dpbench.md"
-)
 def test_default_beats_the_reference_by_10_percent_in_12_of_16(scores):
     wins = [k for k, ref in REFERENCE.items() if scores[(*k, "auto")].mre <= 0.9 * ref["privtree"]]
     print(f"\nauto <= 0.9 x reference PrivTree in {len(wins)} of 16 settings: {wins}")
