@@ -56,8 +56,8 @@ __all__ = ["SplitRule", "split_rule"]
 
 _MARGIN = 1e-9
 MAX_THETA_LEVELS = 64
-"""Upper limit of ``theta_levels``: at 64 levels below ``θ = 0`` every node of any grid this
-library can hold splits, so larger values would change nothing but the int64 arithmetic."""
+"""Upper limit of ``theta_levels``, a sanity bound: twice the depth of a 2**32 × 2**32 grid's
+quadtree, so no useful threshold lies further below ``θ = 0``."""
 
 
 @dataclass(frozen=True)
