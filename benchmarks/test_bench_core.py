@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from dpatlas.core import discrete_laplace, gaussian, laplace
-from dpatlas.core.discrete_laplace import _sample_cks
+from dpatlas.core.noise._sampling.dlap import _sample_cks
 from dpatlas.core.rng import get_source
 
 N = 10_000_000

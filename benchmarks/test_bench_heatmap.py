@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from dpatlas.core import get_source
-from dpatlas.core.discrete_laplace import sample_discrete_laplace
+from dpatlas.core.noise.discrete_laplace import sample_discrete_laplace
 from dpatlas.spatial import Grid, bin_points, heatmap
 
 REFERENCE_SECONDS = {"OpenDP": 24.2, "diffprivlib": 66.6, "PipelineDP": 93.9}

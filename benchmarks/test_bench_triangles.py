@@ -20,10 +20,10 @@ import numpy as np
 import pytest
 
 import dpatlas as dpa
-from dpatlas.core.discrete_cauchy import discrete_cauchy_pmf
-from dpatlas.core.ladder import ladder_mechanism
-from dpatlas.core.ladder_exact import ladder_probabilities
-from dpatlas.core.smooth import smooth_beta, smooth_scale
+from dpatlas.core.noise.discrete_cauchy import discrete_cauchy_pmf
+from dpatlas.core.noise.ladder import ladder_mechanism
+from dpatlas.core.noise.ladder_exact import ladder_probabilities
+from dpatlas.core.noise.smooth import smooth_beta, smooth_scale
 from dpatlas.graph.counting import common_neighbour_stats
 from dpatlas.graph.sensitivity import sensitivity_ladder, smooth_sensitivity
 

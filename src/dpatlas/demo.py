@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from dpatlas.cli.progress import Steps
-from dpatlas.core.budget import Budget
+from dpatlas.core.accounting.budget import Budget
 from dpatlas.core.rng import RngLike
 from dpatlas.errors import BudgetExceededError
 

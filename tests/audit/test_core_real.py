@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from dpatlas.audit import audit
-from dpatlas.core.gaussian import gaussian
-from dpatlas.core.laplace import laplace
+from dpatlas.core.noise.gaussian import gaussian
+from dpatlas.core.noise.laplace import laplace
 
 SAMPLES = 200_000
 

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from dpatlas.audit import audit
-from dpatlas.core.exponential import exponential, report_noisy_max
-from dpatlas.core.randomized_response import randomized_response
+from dpatlas.core.noise.exponential import exponential, report_noisy_max
+from dpatlas.core.noise.randomized_response import randomized_response
 
 SCORES = [1.0, 0.0, 0.0, 0.0, 0.0]
 SCORES_PRIME = [0.0, 1.0, 1.0, 1.0, 1.0]

@@ -16,8 +16,8 @@ from tests.audit._graphs import METHODS, PAIRS
 
 from dpatlas.audit import audit
 from dpatlas.core import discrete_laplace
-from dpatlas.core.ladder import ladder_mechanism
-from dpatlas.core.smooth import smooth_beta, smooth_mechanism
+from dpatlas.core.noise.ladder import ladder_mechanism
+from dpatlas.core.noise.smooth import smooth_beta, smooth_mechanism
 from dpatlas.graph.counting import common_neighbour_stats
 from dpatlas.graph.edgegraph import as_edge_graph
 from dpatlas.graph.sensitivity import sensitivity_ladder, smooth_sensitivity

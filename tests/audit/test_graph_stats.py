@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from dpatlas.audit import audit
-from dpatlas.core.discrete_laplace import discrete_laplace
+from dpatlas.core.noise.discrete_laplace import discrete_laplace
 from dpatlas.graph.clustering import clustering_coefficient
 from dpatlas.graph.degrees import degree_histogram
 from dpatlas.graph.edgegraph import as_edge_graph

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from dpatlas.core.budget import Budget, BudgetAmount, rho_for_total
+from dpatlas.core.accounting.budget import Budget, BudgetAmount, rho_for_total
 from dpatlas.errors import BudgetExceededError
 
 

@@ -12,8 +12,8 @@ from tests.helpers.distributions import assert_scale_detected, dlap_pmf
 from tests.helpers.sources import CountingSource, ScriptedSource
 
 from dpatlas.core import Budget, discrete_laplace
-from dpatlas.core._dlap_table import dlap_inversion, sample_table
-from dpatlas.core.discrete_laplace import _sample_cks, rational_scale, sample_discrete_laplace
+from dpatlas.core.noise._sampling.dlap import _sample_cks, rational_scale, sample_discrete_laplace
+from dpatlas.core.noise._sampling.dlap_table import dlap_inversion, sample_table
 from dpatlas.core.rng import get_source
 from dpatlas.errors import BudgetExceededError
 

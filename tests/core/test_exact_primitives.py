@@ -9,8 +9,13 @@ import numpy as np
 import pytest
 from tests.helpers.sources import ScriptedSource
 
-from dpatlas.core._bernoulli import bernoulli_exp_neg, bernoulli_fraction
-from dpatlas.core._inversion import build_inversion, exp_bounds, floor_scaled, sample_index
+from dpatlas.core.noise._sampling.bernoulli import bernoulli_exp_neg, bernoulli_fraction
+from dpatlas.core.noise._sampling.inversion import (
+    build_inversion,
+    exp_bounds,
+    floor_scaled,
+    sample_index,
+)
 from dpatlas.core.rng import get_source
 
 N = 400_000

@@ -10,7 +10,7 @@ import pytest
 from tests.helpers.distributions import assert_scale_detected
 
 from dpatlas.core import Budget, exponential, report_noisy_max
-from dpatlas.core.exponential import _gammas, _sample_em, _sample_pf
+from dpatlas.core.noise.exponential import _gammas, _sample_em, _sample_pf
 from dpatlas.core.rng import get_source
 
 SCORES = np.array([0.0, 1.0, 2.5, 3.0, 4.2, 4.2])

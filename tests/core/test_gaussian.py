@@ -10,8 +10,12 @@ from scipy import integrate, stats
 from tests.helpers.distributions import assert_scale_detected
 
 from dpatlas.core import Budget, gaussian
-from dpatlas.core._dgauss import sample_discrete_gaussian
-from dpatlas.core.gaussian import analytic_gaussian_sigma, classic_gaussian_sigma, gaussian_delta
+from dpatlas.core.noise._sampling.dgauss import sample_discrete_gaussian
+from dpatlas.core.noise.gaussian import (
+    analytic_gaussian_sigma,
+    classic_gaussian_sigma,
+    gaussian_delta,
+)
 from dpatlas.core.rng import get_source
 from dpatlas.errors import BudgetExceededError
 

@@ -13,7 +13,7 @@ import pytest
 from scipy import special
 
 from dpatlas.core import Budget, gaussian
-from dpatlas.core.gaussian import analytic_gaussian_sigma, gaussian_delta
+from dpatlas.core.noise.gaussian import analytic_gaussian_sigma, gaussian_delta
 
 # regenerate the tables below with `python tools/gaussian_refs.py profile` / `... calib` (mpmath)
 # (sigma, sensitivity, epsilon, exact delta): sigma = 0.5/u for the roots in CALIBRATION below

@@ -10,7 +10,7 @@ from scipy import stats
 from tests.helpers.distributions import assert_scale_detected
 
 from dpatlas.core import laplace
-from dpatlas.core.laplace import laplace_epsilon
+from dpatlas.core.noise.laplace import laplace_epsilon
 
 N = 200_000
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from dpatlas.core.budget import Budget
+from dpatlas.core.accounting.budget import Budget
 from dpatlas.errors import BudgetExceededError, LedgerError
 
 
@@ -68,8 +68,8 @@ def test_total_is_fixed_at_registration(tmp_path: Path) -> None:
 _CRASH = textwrap.dedent(
     """
     import os, signal, sys
-    from dpatlas.core import ledger
-    from dpatlas.core.budget import Budget
+    from dpatlas.core.accounting import ledger
+    from dpatlas.core.accounting.budget import Budget
     path, point = sys.argv[1], sys.argv[2]
     budget = Budget.open(path, dataset="d")
     budget.spend(0.1, mechanism="before")

@@ -20,12 +20,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dpatlas.core.budget import Budget
+from dpatlas.core.accounting.budget import Budget
 
 _CHILD = textwrap.dedent(
     """
     import os, signal, sqlite3, sys
-    from dpatlas.core.budget import Budget
+    from dpatlas.core.accounting.budget import Budget
     path, kill_at = sys.argv[1], int(sys.argv[2])
     count = [0]
     def trace(sql):

@@ -11,8 +11,8 @@ from tests.helpers.distributions import assert_distribution, assert_scale_detect
 from tests.helpers.sources import ScriptedSource
 
 from dpatlas.core import estimate_frequencies, randomized_response
-from dpatlas.core._inversion import build_inversion, exp_bounds
-from dpatlas.core.randomized_response import randomized_response_epsilon
+from dpatlas.core.noise._sampling.inversion import build_inversion, exp_bounds
+from dpatlas.core.noise.randomized_response import randomized_response_epsilon
 
 N = 200_000
 

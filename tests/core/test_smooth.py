@@ -16,16 +16,17 @@ from tests.helpers.distributions import (
 )
 from tests.helpers.sources import CountingSource
 
-from dpatlas.core import Budget, discrete_cauchy
-from dpatlas.core.discrete_cauchy import discrete_cauchy_pmf, sample_discrete_cauchy
-from dpatlas.core.rng import get_source
-from dpatlas.core.smooth import (
+from dpatlas.core import Budget
+from dpatlas.core.noise import discrete_cauchy
+from dpatlas.core.noise.discrete_cauchy import discrete_cauchy_pmf, sample_discrete_cauchy
+from dpatlas.core.noise.smooth import (
     smooth_beta,
     smooth_bound,
     smooth_halfwidth,
     smooth_mechanism,
     smooth_scale,
 )
+from dpatlas.core.rng import get_source
 from dpatlas.errors import BudgetExceededError
 
 N = 200_000

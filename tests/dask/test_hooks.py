@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpatlas.core.budget import Budget
+from dpatlas.core.accounting.budget import Budget
 from dpatlas.errors import BudgetExceededError
 from dpatlas.graph import sensitivity_report, triangle_count
 from dpatlas.graph._synthetic import chung_lu_edges

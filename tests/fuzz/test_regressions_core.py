@@ -22,7 +22,7 @@ from dpatlas import (
     randomized_response,
     report_noisy_max,
 )
-from dpatlas.core.ladder import ladder_mechanism
+from dpatlas.core.noise.ladder import ladder_mechanism
 from dpatlas.graph import (
     as_edge_graph,
     clustering_coefficient,

@@ -8,7 +8,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from dpatlas.core.budget import Budget
+from dpatlas.core.accounting.budget import Budget
 from dpatlas.errors import BudgetExceededError, PrivacyLeakWarning
 from dpatlas.graph.clustering import clustering_coefficient
 

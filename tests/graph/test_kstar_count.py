@@ -8,10 +8,10 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from dpatlas.core.budget import Budget
-from dpatlas.core.discrete_laplace import discrete_laplace
-from dpatlas.core.ladder import ladder_mechanism
-from dpatlas.core.smooth import smooth_beta, smooth_bound, smooth_mechanism
+from dpatlas.core.accounting.budget import Budget
+from dpatlas.core.noise.discrete_laplace import discrete_laplace
+from dpatlas.core.noise.ladder import ladder_mechanism
+from dpatlas.core.noise.smooth import smooth_beta, smooth_bound, smooth_mechanism
 from dpatlas.errors import BudgetExceededError, PrivacyLeakWarning
 from dpatlas.graph.edgegraph import as_edge_graph
 from dpatlas.graph.kstars import kstar_count

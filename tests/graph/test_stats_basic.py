@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from scipy.optimize import isotonic_regression
 
-from dpatlas.core.budget import Budget
-from dpatlas.core.discrete_laplace import discrete_laplace
+from dpatlas.core.accounting.budget import Budget
+from dpatlas.core.noise.discrete_laplace import discrete_laplace
 from dpatlas.errors import BudgetExceededError, PrivacyLeakWarning
 from dpatlas.graph.degrees import degree_histogram, project_simplex, round_to_total
 from dpatlas.graph.edges import edge_count

@@ -13,10 +13,10 @@ import scipy.sparse as sp
 from tests.helpers.sources import CountingSource
 
 import dpatlas as dpa
-from dpatlas.core.discrete_cauchy import discrete_cauchy_pmf
-from dpatlas.core.ladder import ladder_mechanism
-from dpatlas.core.ladder_exact import ladder_pmf
-from dpatlas.core.smooth import smooth_beta, smooth_bound, smooth_scale
+from dpatlas.core.noise.discrete_cauchy import discrete_cauchy_pmf
+from dpatlas.core.noise.ladder import ladder_mechanism
+from dpatlas.core.noise.ladder_exact import ladder_pmf
+from dpatlas.core.noise.smooth import smooth_beta, smooth_bound, smooth_scale
 from dpatlas.errors import BudgetExceededError, PrivacyLeakWarning
 from dpatlas.graph import triangles as tri
 from dpatlas.graph.counting import common_neighbour_stats

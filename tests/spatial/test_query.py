@@ -11,7 +11,7 @@ import pytest
 import shapely
 from shapely.geometry import Point, Polygon, box
 
-from dpatlas.core.discrete_laplace import _halfwidth
+from dpatlas.core.noise.discrete_laplace import _halfwidth
 from dpatlas.spatial import Grid, heatmap
 from dpatlas.spatial.query import sum_halfwidth
 

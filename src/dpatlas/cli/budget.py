@@ -14,7 +14,7 @@ from dpatlas.cli._common import (
     open_ledger,
     positive_float,
 )
-from dpatlas.core.budget import Budget
+from dpatlas.core.accounting.budget import Budget
 
 __all__ = ["add_parser"]
 

@@ -4,19 +4,20 @@ Domain adapters (:mod:`dpatlas.graph`, :mod:`dpatlas.spatial`) compute exact ans
 sensitivities; only this package draws noise and debits budgets.
 """
 
-from dpatlas.core.budget import Budget, BudgetAmount, Spend
-from dpatlas.core.clipped import clipped_mean, clipped_sum
-from dpatlas.core.composition import (
+from dpatlas.core.accounting.budget import Budget, BudgetAmount
+from dpatlas.core.accounting.composition import (
     advanced_composition,
     group_privacy,
     pure_to_zcdp,
     zcdp_to_approx_dp,
 )
-from dpatlas.core.discrete_laplace import discrete_laplace
-from dpatlas.core.exponential import exponential, report_noisy_max
-from dpatlas.core.gaussian import gaussian
-from dpatlas.core.laplace import laplace
-from dpatlas.core.randomized_response import estimate_frequencies, randomized_response
+from dpatlas.core.accounting.records import Spend
+from dpatlas.core.noise.clipped import clipped_mean, clipped_sum
+from dpatlas.core.noise.discrete_laplace import discrete_laplace
+from dpatlas.core.noise.exponential import exponential, report_noisy_max
+from dpatlas.core.noise.gaussian import gaussian
+from dpatlas.core.noise.laplace import laplace
+from dpatlas.core.noise.randomized_response import estimate_frequencies, randomized_response
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RandomSource, RngLike, get_source
 

@@ -92,7 +92,7 @@ class Release:
 
     Examples
     --------
-    >>> from dpatlas.core.discrete_laplace import discrete_laplace
+    >>> from dpatlas.core.noise.discrete_laplace import discrete_laplace
     >>> rel = discrete_laplace(100, sensitivity=1, epsilon=1.0, rng=7)
     >>> rel.epsilon, rel.mechanism, rel.seeded
     (1.0, 'discrete_laplace', True)

@@ -16,10 +16,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from dpatlas.core.discrete_laplace import upper_tail_bound
-from dpatlas.core.ladder_exact import ladder_halfwidth
+from dpatlas.core.noise.discrete_laplace import upper_tail_bound
+from dpatlas.core.noise.ladder_exact import ladder_halfwidth
+from dpatlas.core.noise.smooth import smooth_bound, smooth_halfwidth
 from dpatlas.core.release import Release
-from dpatlas.core.smooth import smooth_bound, smooth_halfwidth
 
 
 class BoundedRelease(Release, ABC):

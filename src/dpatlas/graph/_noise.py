@@ -1,7 +1,7 @@
 """Refuse, before anything is spent, a count release whose noise cannot be sampled (internal).
 
 The noise of a count release is drawn after ``budget.spend``; its sampler refuses a scale it
-cannot represent exactly (:func:`~dpatlas.core.discrete_laplace.rational_scale`, above about
+cannot represent exactly (:func:`~dpatlas.core.noise.discrete_laplace.rational_scale`, above about
 ``2**50``). :func:`check_count_noise` runs every such check first, on public values only: the
 method, ε, δ, the global sensitivity ``GS`` and the interval's ε. For the smooth method the
 scale ``c·S/ε`` depends on the private smooth sensitivity ``S <= GS``, so the check uses
@@ -11,9 +11,9 @@ scale ``c·S/ε`` depends on the private smooth sensitivity ``S <= GS``, so the 
 
 from __future__ import annotations
 
-from dpatlas.core.discrete_laplace import check_scales
-from dpatlas.core.ladder import step_scale
-from dpatlas.core.smooth import smooth_scale
+from dpatlas.core.noise.discrete_laplace import check_scales
+from dpatlas.core.noise.ladder import step_scale
+from dpatlas.core.noise.smooth import smooth_scale
 
 __all__ = ["check_count_noise"]
 

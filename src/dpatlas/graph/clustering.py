@@ -28,7 +28,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
-from dpatlas.core.budget import Budget
+from dpatlas.core.accounting.budget import Budget
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike
 from dpatlas.core.validation import check_delta, check_epsilon

@@ -14,7 +14,7 @@ exactly 1, and clipping at ``D`` is 1-Lipschitz so the clipped degrees move by a
   optimal transport plan between the two empirical distributions on the line, so it is at most
   the cost ``Σ|x_i - y_i|`` of any other matching.
 
-Each release adds discrete Laplace noise (:func:`~dpatlas.core.discrete_laplace.discrete_laplace`)
+Each release adds discrete Laplace noise (:func:`~dpatlas.core.noise.discrete_laplace.discrete_laplace`)
 at the stated sensitivity, then post-processes (free under DP): ``"sorted"`` fits the
 non-decreasing sequence closest in least squares (isotonic regression, pool-adjacent-violators in
 ``scipy.optimize.isotonic_regression``), clips to ``[0, D]``, rounds and counts the bins;
@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from dpatlas.core.budget import Budget
-from dpatlas.core.discrete_laplace import discrete_laplace
+from dpatlas.core.accounting.budget import Budget
+from dpatlas.core.noise.discrete_laplace import discrete_laplace
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike
 from dpatlas.core.validation import check_epsilon

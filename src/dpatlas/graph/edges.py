@@ -10,8 +10,8 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from dpatlas.core.budget import Budget
-from dpatlas.core.discrete_laplace import discrete_laplace
+from dpatlas.core.accounting.budget import Budget
+from dpatlas.core.noise.discrete_laplace import discrete_laplace
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RandomSource, RngLike, get_source
 from dpatlas.core.validation import check_epsilon

@@ -1,8 +1,8 @@
 """Private k-star counts under edge-DP: ladder (default), smooth sensitivity or global.
 
 The count ``Σ_v C(d_v, k)``, its ladder ``LS⁽ˢ⁾`` and the interval bounds are derived and proved
-in :mod:`dpatlas.graph.stats`; the noise comes unchanged from :mod:`dpatlas.core.ladder`,
-:mod:`dpatlas.core.smooth` and :mod:`dpatlas.core.discrete_laplace`. The global sensitivity is
+in :mod:`dpatlas.graph.stats`; the noise comes unchanged from :mod:`dpatlas.core.noise.ladder`,
+:mod:`dpatlas.core.noise.smooth` and :mod:`dpatlas.core.noise.discrete_laplace`. The global sensitivity is
 ``GS = 2 C(n-2, k-1)`` (both endpoints of the flipped edge at degree ``n - 2`` otherwise).
 When ``GS = 0`` (``n <= k``) every graph on the node set has no k-star: 0 is released exactly
 (the budget is still debited as asked) with interval ``(0, 0)``.
@@ -14,12 +14,16 @@ from typing import Any
 
 import numpy as np
 
-from dpatlas.core.budget import Budget
-from dpatlas.core.discrete_laplace import discrete_laplace, rational_scale, sample_discrete_laplace
-from dpatlas.core.ladder import ladder_mechanism
+from dpatlas.core.accounting.budget import Budget
+from dpatlas.core.noise.discrete_laplace import (
+    discrete_laplace,
+    rational_scale,
+    sample_discrete_laplace,
+)
+from dpatlas.core.noise.ladder import ladder_mechanism
+from dpatlas.core.noise.smooth import smooth_beta, smooth_bound, smooth_mechanism
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike
-from dpatlas.core.smooth import smooth_beta, smooth_bound, smooth_mechanism
 from dpatlas.core.validation import check_delta, check_epsilon
 from dpatlas.graph._interval import BoundedRelease, bounded_halfwidth
 from dpatlas.graph._noise import check_count_noise

@@ -22,16 +22,16 @@ later non-neighbour ``(d_p, d_q)`` or its first later neighbour ``(d_p - 1, d_q 
 stops when a candidate dominates ``(d_p, d_{p+1})``, which bounds every later pair.
 
 ``LS⁽ᵗ⁾`` is a ladder ((L1) ``LS⁽⁰⁾ = LS``; (L2) ``LS⁽ᵗ⁾(G) <= LS⁽ᵗ⁺¹⁾(G')`` since graphs
-within ``t`` of ``G`` are within ``t + 1`` of ``G'``), so :func:`~dpatlas.core.ladder.ladder_mechanism`
-and :func:`~dpatlas.core.smooth.smooth_bound` apply unchanged, with ``GS = 2 C(n-2, k-1)``.
+within ``t`` of ``G`` are within ``t + 1`` of ``G'``), so :func:`~dpatlas.core.noise.ladder.ladder_mechanism`
+and :func:`~dpatlas.core.noise.smooth.smooth_bound` apply unchanged, with ``GS = 2 C(n-2, k-1)``.
 
 Interval (``interval_epsilon``): ``d̂ = d_max + Z`` (``d_max`` has edge sensitivity 1) with ``Z``
 discrete Laplace; with ``h`` its ``γ/4`` one-sided quantile, ``A = d̂ + h >= d_max`` and
 ``a = d̂ - h <= d_max`` each fail with probability ``<= γ/4``. Then every ``e <= min(A, c)`` and
 the top node has ``e >= d_max - 1`` against any partner, so
 ``V_t(a - 1, 0) <= LS⁽ᵗ⁾ <= V_t(A, A)`` (clamped to ``[0, c]``), and the noise tail bound for all
-ladders in between (:func:`~dpatlas.core.ladder_exact.ladder_halfwidth`, ``γ/2``; smooth:
-:func:`~dpatlas.core.smooth.smooth_halfwidth`, ``3γ/4``) gives coverage ``>= level``.
+ladders in between (:func:`~dpatlas.core.noise.ladder_exact.ladder_halfwidth`, ``γ/2``; smooth:
+:func:`~dpatlas.core.noise.smooth.smooth_halfwidth`, ``3γ/4``) gives coverage ``>= level``.
 """
 
 from __future__ import annotations

@@ -8,8 +8,8 @@ taken from the edges (an edge list read without ``n``), :func:`triangle_count` w
 
 The exact count ``T``, the sensitivity ladder ``LS(t)`` (or its relaxation ``U(t)``) and the
 smooth sensitivity come from :mod:`dpatlas.graph.counting` and :mod:`dpatlas.graph.sensitivity`;
-the noise comes from :mod:`dpatlas.core.ladder`, :mod:`dpatlas.core.smooth` and
-:mod:`dpatlas.core.discrete_laplace`. Noise scaled to the observed local sensitivity is never
+the noise comes from :mod:`dpatlas.core.noise.ladder`, :mod:`dpatlas.core.noise.smooth` and
+:mod:`dpatlas.core.noise.discrete_laplace`. Noise scaled to the observed local sensitivity is never
 offered: it is not private (:func:`sensitivity_report` shows it, labelled NOT private).
 
 Intervals. The ladder and smooth noise scales depend on the graph, so their releases carry no
@@ -22,10 +22,10 @@ common neighbours of any pair) has edge sensitivity 1: flipping ``{u, v}`` chang
 ``a = â - h <= a_max`` each fail with probability ``<= γ/4``. When they hold,
 ``min(n-2, a + ⌊t/2⌋) <= LS(t) <= U(t) <= min(n-2, A + t)`` (each pair's term
 ``a_ij + ⌊(t + min(t, b_ij))/2⌋`` lies between ``a_ij + ⌊t/2⌋`` and ``a_ij + t``), and
-:func:`~dpatlas.core.ladder.ladder_halfwidth` bounds the noise tail by ``γ/2`` for every ladder
+:func:`~dpatlas.core.noise.ladder.ladder_halfwidth` bounds the noise tail by ``γ/2`` for every ladder
 between those two (a valid tail bound; the tail is not monotone in the ladder in general). For
 smooth noise, ``S <= max_t e^{-βt} min(n-2, A + t)`` and the tail grows with the scale
-(:func:`~dpatlas.core.smooth.smooth_halfwidth`, ``3γ/4``). The interval is post-processing of
+(:func:`~dpatlas.core.noise.smooth.smooth_halfwidth`, ``3γ/4``). The interval is post-processing of
 ``â`` and the release; it covers ``T`` with probability ``>= level``. The global method's
 interval is the core's (public scale) and needs no extra budget.
 
@@ -41,12 +41,16 @@ from typing import Any
 
 import numpy as np
 
-from dpatlas.core.budget import Budget
-from dpatlas.core.discrete_laplace import discrete_laplace, rational_scale, sample_discrete_laplace
-from dpatlas.core.ladder import ladder_mechanism
+from dpatlas.core.accounting.budget import Budget
+from dpatlas.core.noise.discrete_laplace import (
+    discrete_laplace,
+    rational_scale,
+    sample_discrete_laplace,
+)
+from dpatlas.core.noise.ladder import ladder_mechanism
+from dpatlas.core.noise.smooth import smooth_beta, smooth_mechanism
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike, get_source
-from dpatlas.core.smooth import smooth_beta, smooth_mechanism
 from dpatlas.core.validation import check_delta, check_epsilon
 from dpatlas.errors import PrivacyLeakWarning
 from dpatlas.graph._interval import BoundedRelease, bounded_halfwidth

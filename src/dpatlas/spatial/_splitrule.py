@@ -48,7 +48,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpatlas.core.discrete_laplace import rational_scale, sample_discrete_laplace
+from dpatlas.core.noise.discrete_laplace import rational_scale, sample_discrete_laplace
 from dpatlas.core.rng import RandomSource
 from dpatlas.core.validation import check_epsilon, check_positive_int
 

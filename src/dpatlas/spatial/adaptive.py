@@ -23,8 +23,8 @@ import math
 
 import numpy as np
 
-from dpatlas.core.budget import Budget
-from dpatlas.core.discrete_laplace import check_scales, discrete_laplace
+from dpatlas.core.accounting.budget import Budget
+from dpatlas.core.noise.discrete_laplace import check_scales, discrete_laplace
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RandomSource
 from dpatlas.spatial._cells import block_edges, cell_grid, prefix_sums, rect_sums

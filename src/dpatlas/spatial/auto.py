@@ -35,7 +35,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from dpatlas.core.budget import Budget
+from dpatlas.core.accounting.budget import Budget
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RandomSource
 from dpatlas.spatial.grid import Grid

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any
 
-from dpatlas.core.budget import Budget
+from dpatlas.core.accounting.budget import Budget
 from dpatlas.core.rng import RandomSource, RngLike, get_source
 from dpatlas.core.validation import check_epsilon
 from dpatlas.spatial.adjacency import SiteAdjacency

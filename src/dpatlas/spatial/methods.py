@@ -19,8 +19,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from dpatlas.core.budget import Budget
-from dpatlas.core.discrete_laplace import discrete_laplace
+from dpatlas.core.accounting.budget import Budget
+from dpatlas.core.noise.discrete_laplace import discrete_laplace
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RandomSource
 from dpatlas.spatial.grid import Grid

@@ -44,8 +44,8 @@ from typing import Any
 
 import numpy as np
 
-from dpatlas.core.budget import Budget
-from dpatlas.core.discrete_laplace import rational_scale, sample_discrete_laplace
+from dpatlas.core.accounting.budget import Budget
+from dpatlas.core.noise.discrete_laplace import rational_scale, sample_discrete_laplace
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RandomSource, RngLike, get_source
 from dpatlas.core.validation import as_int_array, check_epsilon, check_positive_int

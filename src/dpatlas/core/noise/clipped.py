@@ -24,9 +24,9 @@ from typing import Any, cast
 
 import numpy as np
 
-from dpatlas.core.budget import Budget
-from dpatlas.core.discrete_laplace import discrete_laplace, rational_scale
-from dpatlas.core.laplace import laplace, laplace_plan
+from dpatlas.core.accounting.budget import Budget
+from dpatlas.core.noise.discrete_laplace import discrete_laplace, rational_scale
+from dpatlas.core.noise.laplace import laplace, laplace_plan
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike, get_source
 from dpatlas.core.validation import as_float_array, check_epsilon, check_positive_int
@@ -135,7 +135,7 @@ def clipped_mean(
     split : float
         Without ``n``: the share of ε spent on the sum (the rest goes to the count).
     rng, budget, mechanism, note
-        As for :func:`~dpatlas.core.laplace.laplace`.
+        As for :func:`~dpatlas.core.noise.laplace.laplace`.
 
     Returns
     -------

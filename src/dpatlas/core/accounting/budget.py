@@ -16,7 +16,7 @@ Two ways to add spends up:
 
 Parallel composition (one release over disjoint parts costs its ε once) is the job of the
 release function, which then spends once. :meth:`Budget.open` gives the same interface over a
-persistent SQLite ledger shared by processes (:mod:`dpatlas.core.ledger`).
+persistent SQLite ledger shared by processes (:mod:`dpatlas.core.accounting.ledger`).
 """
 
 from __future__ import annotations
@@ -24,33 +24,16 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from decimal import Decimal
 from pathlib import Path
 from typing import NamedTuple
 
+from dpatlas.core.accounting.records import Spend, dec
 from dpatlas.core.validation import check_delta, check_epsilon
 from dpatlas.errors import BudgetExceededError
 
-__all__ = ["Budget", "BudgetAmount", "Spend"]
-
-
-def dec(x: float) -> Decimal:
-    """The decimal a user typed for ``x`` (``Decimal(repr(x))``), exact for sums."""
-    return Decimal(repr(float(x)))
-
-
-@dataclass(frozen=True)
-class Spend:
-    """One debit: what a release cost, and what it was."""
-
-    epsilon: Decimal
-    delta: Decimal
-    rho: Decimal | None
-    mechanism: str
-    note: str
-    time: str
+__all__ = ["Budget", "BudgetAmount"]
 
 
 class BudgetAmount(NamedTuple):
@@ -147,7 +130,7 @@ class Budget:
         >>> Budget.open(path, dataset="nests-2026").remaining
         BudgetAmount(epsilon=0.75, delta=0.0)
         """
-        from dpatlas.core.ledger import SQLiteStore
+        from dpatlas.core.accounting.ledger import SQLiteStore
 
         if epsilon is not None:
             cls(epsilon, delta, accounting=accounting)  # validate before anything is written

@@ -4,7 +4,7 @@ For ``Z`` with ``P(Z = k) = (1 - p) / (1 + p) * p**|k|`` and ``p = exp(-s/t)``, 
 distribution is ``P(Z <= k) = p**(-k) / (1 + p)`` for ``k < 0`` and ``1 - p**(k + 1) / (1 + p)``
 for ``k >= 0``. The table holds these thresholds for ``k = -M-1, ..., M`` (``M`` about
 ``8 ln 2 * t/s``, so the two tails together have probability about ``2**-8``) and
-:mod:`dpatlas.core._inversion` samples the index exactly. Index ``0`` means ``Z <= -M-1`` and
+:mod:`dpatlas.core.noise._sampling.inversion` samples the index exactly. Index ``0`` means ``Z <= -M-1`` and
 index ``2M+2`` means ``Z >= M+1``; by memorylessness ``Z`` is then ``∓(M + 1 + G)`` with ``G``
 geometric, ``P(G = g) = (1 - p) p**g``, which is exactly a fresh ``Z'`` conditioned on
 ``Z' >= 0`` (``P(Z' >= 0) = 1 / (1 + p)``). The thresholds are computed with decimal interval
@@ -20,7 +20,13 @@ from functools import lru_cache
 
 import numpy as np
 
-from dpatlas.core._inversion import Inversion, build_inversion, context, exp_bounds, sample_index
+from dpatlas.core.noise._sampling.inversion import (
+    Inversion,
+    build_inversion,
+    context,
+    exp_bounds,
+    sample_index,
+)
 from dpatlas.core.rng import RandomSource
 
 __all__ = ["MAX_TABLE_SCALE", "dlap_inversion", "geometric", "sample_table"]

@@ -4,8 +4,8 @@
 ``t = floor(σ) + 1``, propose ``Y`` from the discrete Laplace of scale ``t`` and accept it with
 probability ``exp(-(|Y| - σ²/t)² / (2σ²)) = exp(-(|Y|·t - σ²)² / (2σ²t²))``; the accepted values
 have exactly the discrete Gaussian law (CKS 2020, Thm. 18 / Algorithm 3). Both steps are exact:
-the proposal by :func:`~dpatlas.core.discrete_laplace.sample_discrete_laplace` and the
-acceptance by :func:`~dpatlas.core._bernoulli.bernoulli_exp_neg` with the exact rational
+the proposal by :func:`~dpatlas.core.noise.discrete_laplace.sample_discrete_laplace` and the
+acceptance by :func:`~dpatlas.core.noise._sampling.bernoulli.bernoulli_exp_neg` with the exact rational
 exponent (its float estimate is one squaring and one division of exact integers, so it is
 within ``2**-50`` relative as required).
 """
@@ -17,8 +17,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from dpatlas.core._bernoulli import bernoulli_exp_neg
-from dpatlas.core.discrete_laplace import sample_discrete_laplace
+from dpatlas.core.noise._sampling.bernoulli import bernoulli_exp_neg
+from dpatlas.core.noise._sampling.dlap import sample_discrete_laplace
 from dpatlas.core.rng import RandomSource
 
 __all__ = ["sample_discrete_gaussian"]

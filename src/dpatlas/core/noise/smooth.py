@@ -2,7 +2,7 @@
 
 Setting. ``f`` is an integer query and ``S(G)`` a β-smooth upper bound on its local
 sensitivity: for all neighbours ``G ~ G'``, (S1) ``|f(G) - f(G')| <= S(G)`` and
-(S2) ``S(G) <= e^β S(G')``. Any ladder (:mod:`dpatlas.core.ladder`, (L1)–(L2)) gives one,
+(S2) ``S(G) <= e^β S(G')``. Any ladder (:mod:`dpatlas.core.noise.ladder`, (L1)–(L2)) gives one,
 :func:`smooth_bound` ``S = max_t e^{-βt} I_t``: ``S >= I_0`` and
 ``S(G) <= max_t e^{-βt} I_{t+1}(G') = e^β max_t e^{-β(t+1)} I_{t+1}(G') <= e^β S(G')``.
 The release is ``T + K`` with integer noise ``K`` of scale ``b``:
@@ -44,10 +44,10 @@ from typing import Any
 
 import numpy as np
 
-from dpatlas.core.budget import Budget
-from dpatlas.core.discrete_cauchy import sample_discrete_cauchy
-from dpatlas.core.discrete_laplace import rational_scale, sample_discrete_laplace
-from dpatlas.core.ladder import check_ladder, check_value, noisy_release
+from dpatlas.core.accounting.budget import Budget
+from dpatlas.core.noise.discrete_cauchy import sample_discrete_cauchy
+from dpatlas.core.noise.discrete_laplace import rational_scale, sample_discrete_laplace
+from dpatlas.core.noise.ladder import check_ladder, check_value, noisy_release
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RandomSource, RngLike, get_source
 from dpatlas.core.validation import check_delta, check_epsilon, check_positive_int

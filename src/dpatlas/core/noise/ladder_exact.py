@@ -1,10 +1,10 @@
-"""Exact distribution of the ladder mechanism (:mod:`dpatlas.core.ladder`), in log space.
+"""Exact distribution of the ladder mechanism (:mod:`dpatlas.core.noise.ladder`), in log space.
 
 For tests, accuracy studies and intervals: the probability of every rung and every output, and
 a tail bound that holds for every ladder between two bounds. These functions read the ladder,
 which is private; their results are diagnostics unless the ladders passed in are themselves
 public or private releases (as in :func:`ladder_halfwidth` used on noisy bounds). They use the
-sampler's ``ε' = 2s/t`` (:func:`~dpatlas.core.ladder.step_scale`), equal to ε for ε = 1, 0.5, 2.
+sampler's ``ε' = 2s/t`` (:func:`~dpatlas.core.noise.ladder.step_scale`), equal to ε for ε = 1, 0.5, 2.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from dpatlas.core.ladder import check_ladder, rung_sizes, step_scale
+from dpatlas.core.noise.ladder import check_ladder, rung_sizes, step_scale
 from dpatlas.core.validation import as_int_array, check_positive_int
 
 __all__ = ["ladder_halfwidth", "ladder_pmf", "ladder_probabilities"]

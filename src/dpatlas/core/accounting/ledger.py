@@ -8,7 +8,7 @@ the write lock from the read to the commit, so two processes can never both pass
 the same remaining budget, and a process killed before ``COMMIT`` leaves no row (the rollback
 journal undoes it on the next open). ``synchronous=FULL`` makes a committed spend durable.
 
-Use it through :meth:`dpatlas.core.budget.Budget.open`.
+Use it through :meth:`dpatlas.core.accounting.budget.Budget.open`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from decimal import Decimal
 from pathlib import Path
 
-from dpatlas.core.budget import Spend, dec
+from dpatlas.core.accounting.records import Spend, dec
 from dpatlas.core.validation import check_delta, check_epsilon
 from dpatlas.errors import LedgerError
 

@@ -28,7 +28,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from dpatlas.core.discrete_laplace import _geometric_exp_neg_one
+from dpatlas.core.noise._sampling.dlap import _geometric_exp_neg_one
 from dpatlas.core.rng import RandomSource
 
 __all__ = ["bernoulli_exp_neg", "bernoulli_fraction"]

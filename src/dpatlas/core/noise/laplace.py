@@ -2,7 +2,7 @@
 
 Textbook ``x + numpy.random.laplace(scale)`` leaks ``x`` through the low-order bits of the
 float output (Mironov 2012). Like OpenDP, we add *discrete* Laplace noise on a power-of-two
-grid instead (:mod:`dpatlas.core._grid`):
+grid instead (:mod:`dpatlas.core.noise._sampling.grid`):
 
 1. ``g = 2**k`` is the largest power of two <= ``scale * 2**-20 / c`` (``scale = Δ/ε``, ``c``
    the number of coordinates one neighbour may change, by default all of them; never finer
@@ -10,7 +10,7 @@ grid instead (:mod:`dpatlas.core._grid`):
    ``resolution`` (at most ``scale * 2**-10``);
 2. ``n = round(x / g)`` (an integer vector);
 3. release ``g * (n + Z)`` with ``Z`` exact discrete Laplace of scale ``(Δ + c·g) / (ε·g)``
-   (:func:`~dpatlas.core.discrete_laplace.sample_discrete_laplace`, rounded up to a rational).
+   (:func:`~dpatlas.core.noise.discrete_laplace.sample_discrete_laplace`, rounded up to a rational).
 
 Privacy (proof). Rounding moves each coordinate by at most ``g/2`` and a coordinate that does
 not change rounds the same way, so for neighbours ``D, D'`` we get
@@ -34,9 +34,9 @@ from typing import Any
 
 import numpy as np
 
-from dpatlas.core._grid import changed_count, grid_step, to_grid
-from dpatlas.core.budget import Budget
-from dpatlas.core.discrete_laplace import rational_scale, sample_discrete_laplace
+from dpatlas.core.accounting.budget import Budget
+from dpatlas.core.noise._sampling.grid import changed_count, grid_step, to_grid
+from dpatlas.core.noise.discrete_laplace import rational_scale, sample_discrete_laplace
 from dpatlas.core.release import Release, register_noise
 from dpatlas.core.rng import RngLike, get_source
 from dpatlas.core.validation import as_float_array, check_epsilon, check_sensitivity
@@ -92,7 +92,7 @@ def laplace_plan(
     """Grid units, step ``g``, rational noise scale ``(t, s)`` (in units) and ``c`` of a release.
 
     Every refusal of :func:`laplace` is raised here, so callers that spend first (e.g.
-    :func:`~dpatlas.core.clipped.clipped_mean`) can call it before their debit.
+    :func:`~dpatlas.core.noise.clipped.clipped_mean`) can call it before their debit.
     """
     x = as_float_array(values)
     delta_f = check_sensitivity(sensitivity)

@@ -5,19 +5,19 @@ Calibration of the standard deviation σ for an L2 sensitivity Δ:
 ``method="analytic"`` (default)
     The smallest σ with ``Φ(Δ/2σ − εσ/Δ) − e^ε Φ(−Δ/2σ − εσ/Δ) <= δ`` (Balle & Wang 2018,
     Thm. 8 / Alg. 1: the exact privacy profile of the Gaussian mechanism). The profile is
-    evaluated without cancellation (:mod:`dpatlas.core._gauss_profile`: relative error below
+    evaluated without cancellation (:mod:`dpatlas.core.noise._sampling.gauss_profile`: relative error below
     ~3e-11 for every ε <= 1e6 and δ >= 1e-300, where the formula as written loses all digits
     once ε and δ are small), solved for ``Δ/σ`` and then nudged until the computed profile is
     below ``δ (1 − 1e-9)``, so the true δ(σ) never exceeds δ. ``δ < 1e-300`` is refused.
 ``method="classic"``
     ``σ = Δ sqrt(2 ln(1.25/δ)) / ε`` (Dwork & Roth 2014, Thm. A.1), valid only for ``ε < 1``.
 
-Float safety. Like :func:`~dpatlas.core.laplace.laplace`, values are rounded to a grid
+Float safety. Like :func:`~dpatlas.core.noise.laplace.laplace`, values are rounded to a grid
 ``g = 2**k`` (largest power of two <= ``σ0 · 2**-20 / sqrt(c)``, never finer than ``σ0 · 2**-26``,
 or a user ``resolution`` <= ``σ0 · 2**-16``; ``σ0`` calibrated for Δ, ``c`` the coordinates one
 neighbour may change, default all), which moves a neighbour's vector by at most ``sqrt(c)·g``
 in L2: the noise is calibrated for ``Δ' = Δ + sqrt(c)·g``. Noise is ``g`` times an exact
-discrete Gaussian (:mod:`dpatlas.core._dgauss`) with integer parameter
+discrete Gaussian (:mod:`dpatlas.core.noise._sampling.dgauss`) with integer parameter
 ``σ_g² >= (s/g)² + t²``, ``s`` the σ calibrated for Δ' and ``t = 4``.
 
 Privacy (proof sketch). zCDP: an integer query with L2 sensitivity ``Δ'/g`` plus independent
@@ -42,10 +42,10 @@ import numbers
 import sys
 from typing import Any
 
-from dpatlas.core._dgauss import sample_discrete_gaussian
-from dpatlas.core._gauss_profile import log_profile, solve_ratio
-from dpatlas.core._grid import changed_count, grid_step, to_grid
-from dpatlas.core.budget import Budget
+from dpatlas.core.accounting.budget import Budget
+from dpatlas.core.noise._sampling.dgauss import sample_discrete_gaussian
+from dpatlas.core.noise._sampling.gauss_profile import log_profile, solve_ratio
+from dpatlas.core.noise._sampling.grid import changed_count, grid_step, to_grid
 from dpatlas.core.release import Release, register_noise
 from dpatlas.core.rng import RngLike, get_source
 from dpatlas.core.validation import as_float_array, check_delta, check_epsilon, check_sensitivity
@@ -104,7 +104,7 @@ def analytic_gaussian_sigma(sensitivity: float, epsilon: float, delta: float) ->
     """The smallest σ whose exact privacy profile gives (ε, δ) (Balle & Wang 2018, Alg. 1).
 
     The computed profile at the returned σ is at most ``δ (1 − 1e-9)``; its relative error is
-    below ~3e-11 (:mod:`dpatlas.core._gauss_profile`), so the true δ(σ) is at most δ, and σ is
+    below ~3e-11 (:mod:`dpatlas.core.noise._sampling.gauss_profile`), so the true δ(σ) is at most δ, and σ is
     within ~1e-9 of the optimum in δ. Refused: ``δ < 1e-300``, and a σ outside the normal floats.
 
     Examples

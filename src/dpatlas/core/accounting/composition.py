@@ -2,7 +2,7 @@
 
 All functions take non-negative finite privacy parameters (0 is allowed: a release that
 reveals nothing) and refuse negative, infinite and NaN ones. For running totals use
-:class:`~dpatlas.core.budget.Budget`; these functions answer "what does this add up to?".
+:class:`~dpatlas.core.accounting.budget.Budget`; these functions answer "what does this add up to?".
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ post-processing. The coin game (answer truthfully on heads, answer with a
 second coin on tails) gives ``P(yes | yes) = 3/4``, ``P(yes | no) = 1/4``: ε = ln 3.
 
 Exact sampling: ``p`` is irrational, so the "lie" event (``u < 1 − p``) is decided by
-:mod:`dpatlas.core._inversion` against ``floor(2**64 (1 − p))`` computed with interval
+:mod:`dpatlas.core.noise._sampling.inversion` against ``floor(2**64 (1 − p))`` computed with interval
 arithmetic, settled with further words in the rare tie: exact, not rounded. The other category
 is drawn with exact uniform integers.
 """
@@ -26,8 +26,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from dpatlas.core._inversion import build_inversion, exp_bounds, sample_index
-from dpatlas.core.budget import Budget
+from dpatlas.core.accounting.budget import Budget
+from dpatlas.core.noise._sampling.inversion import build_inversion, exp_bounds, sample_index
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike, get_source
 from dpatlas.core.validation import as_int_array, check_epsilon, check_positive_int

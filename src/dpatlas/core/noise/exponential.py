@@ -22,7 +22,7 @@ the exponential mechanism proposes ``i`` uniformly and accepts with probability 
 (accepted proposals have exactly the target law; each round accepts with probability >= 1/n).
 Permute-and-flip flips a coin ``exp(−γ_i)`` for every candidate and returns the first success
 in a uniform random order, i.e. a uniform random one of the successes (the top scorer always
-succeeds). The coins are exact (:mod:`dpatlas.core._bernoulli`): ``γ_i`` is the exact rational
+succeeds). The coins are exact (:mod:`dpatlas.core.noise._sampling.bernoulli`): ``γ_i`` is the exact rational
 of the float inputs, its float estimate is within ``2**-50`` relative (a subtraction, a
 product and a division, each correctly rounded; underflow only costs an absolute ``2**-1000``,
 which cannot move a decision at the ``2**-64`` level).
@@ -36,8 +36,8 @@ from typing import Any
 
 import numpy as np
 
-from dpatlas.core._bernoulli import bernoulli_exp_neg
-from dpatlas.core.budget import Budget
+from dpatlas.core.accounting.budget import Budget
+from dpatlas.core.noise._sampling.bernoulli import bernoulli_exp_neg
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RandomSource, RngLike, get_source
 from dpatlas.core.validation import as_float_array, check_epsilon, check_sensitivity
@@ -156,7 +156,7 @@ def exponential(
     monotonic : bool
         True if all scores move in the same direction between neighbours (then ``ε·u/Δ``).
     rng, budget, mechanism, note
-        As for :func:`~dpatlas.core.laplace.laplace`; the budget is debited before sampling.
+        As for :func:`~dpatlas.core.noise.laplace.laplace`; the budget is debited before sampling.
 
     Returns
     -------

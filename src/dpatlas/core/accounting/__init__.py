@@ -1,0 +1,1 @@
+"""Privacy accounting: spend records, budgets (in memory or a SQLite ledger), composition."""

@@ -1,0 +1,1 @@
+"""The mechanisms: each validates its inputs, debits the budget, then draws exact noise."""
