@@ -28,7 +28,7 @@ distributed = pytest.importorskip("distributed", reason="the dask extra is not i
 from dpatlas.core.noise.ladder import ladder_mechanism  # noqa: E402
 from dpatlas.core.rng import get_source  # noqa: E402
 from dpatlas.dask import heatmap_counts, site_counts, triangle_stats  # noqa: E402
-from dpatlas.graph.sensitivity import sensitivity_ladder  # noqa: E402
+from dpatlas.graph.exact.triangle_sensitivity import sensitivity_ladder  # noqa: E402
 from dpatlas.spatial import Grid, SiteAdjacency, bin_points  # noqa: E402
 from dpatlas.spatial.methods import uniform  # noqa: E402
 
@@ -107,7 +107,7 @@ def test_ten_million_points_from_parquet(tmp_path: Path, cluster_client) -> None
 CHILD_GENERATE = """
 import sys, numpy as np, pandas as pd
 from pathlib import Path
-from dpatlas.graph._synthetic import chung_lu_edges
+from dpatlas.graph._testgraphs import chung_lu_edges
 edges = chung_lu_edges(1_000_000, 10_000_000, exponent=2.5, offset=100.0, seed=7)
 np.save(sys.argv[1], edges)
 folder = Path(sys.argv[2]); folder.mkdir()
@@ -117,8 +117,8 @@ for i, part in enumerate(np.array_split(edges, 20)):
 
 CHILD_MEMORY = """
 import json, sys, time, numpy as np
-from dpatlas.graph.edgegraph import as_edge_graph
-from dpatlas.graph.counting import common_neighbour_stats
+from dpatlas.graph.input.edgegraph import as_edge_graph
+from dpatlas.graph.exact.counting import common_neighbour_stats
 from dpatlas.graph.triangles import triangle_count
 edges = np.load(sys.argv[1])
 start = time.perf_counter()

@@ -20,10 +20,10 @@ from typing import Any
 import networkx as nx
 import pytest
 
-from dpatlas.graph.counting import common_neighbour_stats, triangle_count_exact
-from dpatlas.graph.edgegraph import EdgeGraph
-from dpatlas.graph.io import read_edgelist
-from dpatlas.graph.sensitivity import sensitivity_ladder
+from dpatlas.graph.exact.counting import common_neighbour_stats, triangle_count_exact
+from dpatlas.graph.exact.triangle_sensitivity import sensitivity_ladder
+from dpatlas.graph.input.edgegraph import EdgeGraph
+from dpatlas.graph.input.io import read_edgelist
 
 ENRON_TRIANGLES = 727_044
 
@@ -98,16 +98,16 @@ def test_enron_pipeline_against_networkx(shared_datasets: Path) -> None:
 
 CHILD_GENERATE = """
 import sys, numpy as np
-from dpatlas.graph._synthetic import chung_lu_edges
+from dpatlas.graph._testgraphs import chung_lu_edges
 np.save(sys.argv[1], chung_lu_edges(1_000_000, 10_000_000, exponent=2.5, offset=100.0, seed=7))
 """
 
 CHILD_PROCESS = """
 import json, resource, sys, time, numpy as np
-from dpatlas.graph.edgegraph import as_edge_graph
-from dpatlas.graph.counting import common_neighbour_stats, triangle_count_exact
-from dpatlas.graph.edgegraph import EdgeGraph
-from dpatlas.graph.sensitivity import sensitivity_ladder
+from dpatlas.graph.input.edgegraph import as_edge_graph
+from dpatlas.graph.exact.counting import common_neighbour_stats, triangle_count_exact
+from dpatlas.graph.input.edgegraph import EdgeGraph
+from dpatlas.graph.exact.triangle_sensitivity import sensitivity_ladder
 edges = np.load(sys.argv[1])
 t = [time.perf_counter()]
 g = as_edge_graph(edges, n=1_000_000); t.append(time.perf_counter())

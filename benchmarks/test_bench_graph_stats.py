@@ -23,11 +23,11 @@ from benchmarks.test_bench_triangles import GRAPHS, ladder_median, read
 
 import dpatlas as dpa
 from dpatlas.graph.clustering import clustering_coefficient
-from dpatlas.graph.counting import triangle_count_exact
 from dpatlas.graph.degrees import degree_histogram
 from dpatlas.graph.edges import edge_count
+from dpatlas.graph.exact.counting import triangle_count_exact
+from dpatlas.graph.exact.kstar_sensitivity import kstar_exact, kstar_ladder
 from dpatlas.graph.kstars import kstar_count
-from dpatlas.graph.stats import kstar_exact, kstar_ladder
 
 EPSILONS = (0.1, 0.5, 1.0, 2.0)
 RUNS = 21

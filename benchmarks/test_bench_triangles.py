@@ -24,8 +24,8 @@ from dpatlas.core.noise.discrete_cauchy import discrete_cauchy_pmf
 from dpatlas.core.noise.ladder import ladder_mechanism
 from dpatlas.core.noise.ladder_exact import ladder_probabilities
 from dpatlas.core.noise.smooth import smooth_beta, smooth_scale
-from dpatlas.graph.counting import common_neighbour_stats
-from dpatlas.graph.sensitivity import sensitivity_ladder, smooth_sensitivity
+from dpatlas.graph.exact.counting import common_neighbour_stats
+from dpatlas.graph.exact.triangle_sensitivity import sensitivity_ladder, smooth_sensitivity
 
 GRAPHS = {  # file, public n
     "ca-GrQc": ("ca-GrQc.txt", 5_241),

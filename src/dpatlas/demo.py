@@ -111,7 +111,7 @@ def _triangles(
 ) -> list[str]:
     from dpatlas.cli.triangles import release_interval, triangle_report
     from dpatlas.graph import read_edgelist, triangle_count
-    from dpatlas.graph.counting import triangle_count_exact
+    from dpatlas.graph.exact.counting import triangle_count_exact
 
     graph = read_edgelist(data / LESMIS, n=GRAPH_NODES)
     release = triangle_count(

@@ -18,9 +18,9 @@ from dpatlas.audit import audit
 from dpatlas.core import discrete_laplace
 from dpatlas.core.noise.ladder import ladder_mechanism
 from dpatlas.core.noise.smooth import smooth_beta, smooth_mechanism
-from dpatlas.graph.counting import common_neighbour_stats
-from dpatlas.graph.edgegraph import as_edge_graph
-from dpatlas.graph.sensitivity import sensitivity_ladder, smooth_sensitivity
+from dpatlas.graph.exact.counting import common_neighbour_stats
+from dpatlas.graph.exact.triangle_sensitivity import sensitivity_ladder, smooth_sensitivity
+from dpatlas.graph.input.edgegraph import as_edge_graph
 
 
 def batched(method: str, n: int, epsilon: float = 1.0, **kw: Any) -> Callable[..., np.ndarray]:

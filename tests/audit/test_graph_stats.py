@@ -20,10 +20,10 @@ from dpatlas.audit import audit
 from dpatlas.core.noise.discrete_laplace import discrete_laplace
 from dpatlas.graph.clustering import clustering_coefficient
 from dpatlas.graph.degrees import degree_histogram
-from dpatlas.graph.edgegraph import as_edge_graph
 from dpatlas.graph.edges import edge_count
+from dpatlas.graph.exact.kstar_sensitivity import kstar_exact, kstar_ladder
+from dpatlas.graph.input.edgegraph import as_edge_graph
 from dpatlas.graph.kstars import kstar_count
-from dpatlas.graph.stats import kstar_exact, kstar_ladder
 
 TWO_EDGES, PATH = [(0, 1), (2, 3)], [(0, 1), (1, 2), (2, 3)]
 STAR = [(0, leaf) for leaf in range(1, 5)]

@@ -12,10 +12,10 @@ import pytest
 
 from dpatlas.core.noise.ladder import ladder_mechanism
 from dpatlas.dask import triangle_stats
-from dpatlas.graph._synthetic import chung_lu_edges
-from dpatlas.graph.counting import CommonNeighbourStats, common_neighbour_stats
-from dpatlas.graph.edgegraph import as_edge_graph
-from dpatlas.graph.sensitivity import sensitivity_ladder, smooth_sensitivity
+from dpatlas.graph._testgraphs import chung_lu_edges
+from dpatlas.graph.exact.counting import CommonNeighbourStats, common_neighbour_stats
+from dpatlas.graph.exact.triangle_sensitivity import sensitivity_ladder, smooth_sensitivity
+from dpatlas.graph.input.edgegraph import as_edge_graph
 
 
 def fields(s: CommonNeighbourStats) -> tuple:

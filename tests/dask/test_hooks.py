@@ -16,7 +16,7 @@ import pytest
 from dpatlas.core.accounting.budget import Budget
 from dpatlas.errors import BudgetExceededError
 from dpatlas.graph import sensitivity_report, triangle_count
-from dpatlas.graph._synthetic import chung_lu_edges
+from dpatlas.graph._testgraphs import chung_lu_edges
 from dpatlas.spatial import Grid, heatmap
 
 

@@ -9,15 +9,15 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from dpatlas.graph import _pairs, _triangles
-from dpatlas.graph._synthetic import chung_lu_edges
-from dpatlas.graph.counting import (
+from dpatlas.graph._testgraphs import chung_lu_edges
+from dpatlas.graph.exact import _forward, _pairs
+from dpatlas.graph.exact.counting import (
     CommonNeighbourStats,
     common_neighbour_stats,
     triangle_count_exact,
     wedge_count,
 )
-from dpatlas.graph.edgegraph import as_edge_graph
+from dpatlas.graph.input.edgegraph import as_edge_graph
 
 
 def dense_pair_stats(gx: nx.Graph) -> tuple[int, int, set[tuple[int, int]]]:
@@ -74,7 +74,7 @@ def search_knobs(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
         monkeypatch.setattr(_pairs, "SEED_VERTICES", 2)
         monkeypatch.setattr(_pairs, "BLOCK_FLOPS", 40)
         monkeypatch.setattr(_pairs, "MAX_BLOCK_ROWS", 3)
-        monkeypatch.setattr(_triangles, "HUB_WORDS", 1)
+        monkeypatch.setattr(_forward, "HUB_WORDS", 1)
     return str(request.param)
 
 
@@ -85,14 +85,14 @@ def test_compiled_kernel_counts_each_triangle_once(
 ) -> None:
     # an 80-clique (64 hubs at hub_words=1: its triangles straddle bitsets and flag scans), 30
     # disjoint 4-cliques and a triangle-free star; compiled once per index width
-    monkeypatch.setattr(_triangles, "HUB_WORDS", hub_words)
+    monkeypatch.setattr(_forward, "HUB_WORDS", hub_words)
     gx = nx.disjoint_union_all([nx.complete_graph(80)] + [nx.complete_graph(4)] * 30)
     gx.add_edges_from((999, v) for v in range(80, 200, 7))
     g = as_edge_graph(gx)
     order = np.argsort(-g.degrees, kind="stable")
-    got = _triangles.count_triangles(g.indptr.astype(dtype), g.indices.astype(dtype), order)
+    got = _forward.count_triangles(g.indptr.astype(dtype), g.indices.astype(dtype), order)
     assert got == math.comb(80, 3) + 30 * 4 == sum(nx.triangles(gx).values()) // 3
-    assert _triangles.count_triangles(g.indptr, g.indices[:0], order) == 0
+    assert _forward.count_triangles(g.indptr, g.indices[:0], order) == 0
 
 
 @pytest.mark.parametrize("k", range(len(FAMILIES)))
@@ -191,7 +191,7 @@ SNAP = [
 def test_snap_graphs_match_published_counts_and_benchmark_facts(
     shared_datasets: Path, name: str, triangles: int, d_max: int, a_max: int
 ) -> None:
-    from dpatlas.graph.io import read_edgelist
+    from dpatlas.graph.input.io import read_edgelist
 
     g = read_edgelist(shared_datasets / "graphs" / name)
     assert triangle_count_exact(g) == triangles

@@ -8,7 +8,7 @@ import pytest
 import scipy.sparse as sp
 
 from dpatlas.graph.adjacency import EdgeAdjacency
-from dpatlas.graph.edgegraph import EdgeGraph, as_edge_graph
+from dpatlas.graph.input.edgegraph import EdgeGraph, as_edge_graph
 
 
 def _edge_set(g: EdgeGraph) -> set[tuple[int, int]]:

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dpatlas.graph.io import read_edgelist
+from dpatlas.graph.input.io import read_edgelist
 
 SNAP = "# Directed graph: X.txt\r\n# Nodes: 4 Edges: 6\r\n# FromNodeId\tToNodeId\r\n"
 BODY = "7\t3\r\n3\t7\r\n3 12\r\n12   7 \r\n7\t3\r\n"

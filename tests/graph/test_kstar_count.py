@@ -13,9 +13,9 @@ from dpatlas.core.noise.discrete_laplace import discrete_laplace
 from dpatlas.core.noise.ladder import ladder_mechanism
 from dpatlas.core.noise.smooth import smooth_beta, smooth_bound, smooth_mechanism
 from dpatlas.errors import BudgetExceededError, PrivacyLeakWarning
-from dpatlas.graph.edgegraph import as_edge_graph
+from dpatlas.graph.exact.kstar_sensitivity import kstar_exact, kstar_ladder
+from dpatlas.graph.input.edgegraph import as_edge_graph
 from dpatlas.graph.kstars import kstar_count
-from dpatlas.graph.stats import kstar_exact, kstar_ladder
 
 G = nx.karate_club_graph()
 EG = as_edge_graph(G)

@@ -9,8 +9,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from dpatlas.graph.edgegraph import as_edge_graph
-from dpatlas.graph.stats import (
+from dpatlas.graph.exact.kstar_sensitivity import (
     check_k,
     kstar_exact,
     kstar_frontier,
@@ -18,6 +17,7 @@ from dpatlas.graph.stats import (
     ladder_of_pairs,
     star_gain,
 )
+from dpatlas.graph.input.edgegraph import as_edge_graph
 
 
 def _tables(n: int, k: int) -> tuple[list[tuple[int, int]], np.ndarray]:

@@ -16,15 +16,15 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from dpatlas.graph import _pairs
-from dpatlas.graph.counting import common_neighbour_stats
-from dpatlas.graph.edgegraph import as_edge_graph
-from dpatlas.graph.sensitivity import (
+from dpatlas.graph.exact import _pairs
+from dpatlas.graph.exact.counting import common_neighbour_stats
+from dpatlas.graph.exact.triangle_sensitivity import (
     ladder_upper_bound,
     local_sensitivity,
     sensitivity_ladder,
     smooth_sensitivity,
 )
+from dpatlas.graph.input.edgegraph import as_edge_graph
 
 # ---------------------------------------------------------------- brute force on bitmask graphs
 
@@ -268,7 +268,7 @@ def test_frontier_gives_the_all_pairs_value_on_medium_graphs(
 @pytest.mark.shared
 @pytest.mark.filterwarnings("ignore:.*self-loop:UserWarning")
 def test_ladder_on_ca_grqc(shared_datasets: Path) -> None:
-    from dpatlas.graph.io import read_edgelist
+    from dpatlas.graph.input.io import read_edgelist
 
     stats = common_neighbour_stats(read_edgelist(shared_datasets / "graphs" / "ca-GrQc.txt"))
     ladder = sensitivity_ladder(stats)

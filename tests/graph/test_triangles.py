@@ -19,8 +19,8 @@ from dpatlas.core.noise.ladder_exact import ladder_pmf
 from dpatlas.core.noise.smooth import smooth_beta, smooth_bound, smooth_scale
 from dpatlas.errors import BudgetExceededError, PrivacyLeakWarning
 from dpatlas.graph import triangles as tri
-from dpatlas.graph.counting import common_neighbour_stats
-from dpatlas.graph.sensitivity import sensitivity_ladder, smooth_sensitivity
+from dpatlas.graph.exact.counting import common_neighbour_stats
+from dpatlas.graph.exact.triangle_sensitivity import sensitivity_ladder, smooth_sensitivity
 
 PAIRS = list(itertools.combinations(range(5), 2))
 YS = np.arange(-80, 91)

@@ -6,7 +6,7 @@ Rank space: node ``r`` has the ``r``-th largest degree; blocks hold CSR rows wit
   the common neighbours ``a_ij`` of every pair that has one; with ``c_ij = d_i + d_j - 2 x_ij``
   it returns ``levels[a] = max c_ij`` over the pairs with ``a_ij = a`` that a lower bound
   ``front`` of the frontier does not already dominate (skipping them leaves the frontier exact:
-  see :mod:`dpatlas.graph._pairs`).
+  see :mod:`dpatlas.graph.exact._pairs`).
 * :func:`block_triangles`: triangles ``x < y < z`` (ranks) with ``z`` in the row block and ``x``
   in the middle block, as ``sum((L[rows, mid] @ L[mid]) * L[rows])`` with ``L`` the edges
   towards higher degree (``out(v)`` has at most ``sqrt(2m)`` nodes); every triangle is counted

@@ -4,7 +4,7 @@
 without a common neighbour) comes from the degrees and the rows of the few highest-degree
 nodes, on the driver. Levels ``>= 1``: block ``0`` with itself first, then each row block ``I``
 (highest degrees first) with the blocks ``J >= I`` up to the last rank that can still hold an
-undominated pair (the pruning of :mod:`dpatlas.graph._pairs`: a partner ``j`` of degree
+undominated pair (the pruning of :mod:`dpatlas.graph.exact._pairs`: a partner ``j`` of degree
 ``d_j < t`` is dominated by a pair already found). Every wave's tasks run in parallel; the
 driver chooses wave ``I`` from the levels of the waves before ``I - 1`` and merges wave ``I - 1``
 while ``I`` runs: a lower bound of the frontier, however old, only prunes dominated pairs, so
@@ -19,7 +19,7 @@ import numpy as np
 
 from dpatlas.dask._blocks import pair_levels
 from dpatlas.dask._layout import Layout
-from dpatlas.graph._pairs import c_max_all_pairs, reach
+from dpatlas.graph.exact._pairs import c_max_all_pairs, reach
 
 __all__ = ["frontier"]
 

@@ -5,7 +5,7 @@ Two all-to-all passes over the edges (never over wedges):
 1. every partition sends each directed pair ``(a, b)`` (both directions of every edge) to the
    hash block ``a % H``; a hash block sorts and de-duplicates its pairs and counts each node's
    degree. The driver gathers the degrees (``n`` integers), checks them, and ranks the nodes by
-   decreasing degree (stable, as in :mod:`dpatlas.graph._pairs`).
+   decreasing degree (stable, as in :mod:`dpatlas.graph.exact._pairs`).
 2. every hash block sends its pairs, relabelled to ranks, to the rank block holding the row;
    a rank block is the CSR of the rows ``lo .. hi - 1`` (columns are ranks, sorted).
 

@@ -1,7 +1,7 @@
 """Exact triangle statistics of an edge list on a Dask cluster (NOT private: mechanism inputs).
 
-:func:`triangle_stats` returns the same :class:`~dpatlas.graph.counting.CommonNeighbourStats`
-as :func:`~dpatlas.graph.counting.common_neighbour_stats` on the same graph, so the ladder and
+:func:`triangle_stats` returns the same :class:`~dpatlas.graph.exact.counting.CommonNeighbourStats`
+as :func:`~dpatlas.graph.exact.counting.common_neighbour_stats` on the same graph, so the ladder and
 smooth-sensitivity mechanisms run unchanged on the driver. The edges are laid out as row blocks
 of a symmetric CSR in decreasing-degree order (:mod:`._layout`); each task multiplies one pair
 of blocks with scipy and returns a few numbers (:mod:`._blocks`): nothing per wedge ever
@@ -14,7 +14,7 @@ leaves a task and there is no shuffle of wedges.
 * The ``(a, c)`` frontier: block ``0`` with itself, then each row block ``I`` with the blocks
   ``J >= I`` that can still hold an undominated pair, in waves; between waves the driver
   merges the levels and narrows the blocks that remain (the pruning of
-  :mod:`dpatlas.graph._pairs`, exact).
+  :mod:`dpatlas.graph.exact._pairs`, exact).
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ from dpatlas.dask._blocks import block_triangles
 from dpatlas.dask._cluster import get_client
 from dpatlas.dask._frames import frame_of, partitions
 from dpatlas.dask._frontier import frontier
-from dpatlas.graph.counting import CommonNeighbourStats, common_neighbour_stats
-from dpatlas.graph.edgegraph import as_edge_graph
+from dpatlas.graph.exact.counting import CommonNeighbourStats, common_neighbour_stats
+from dpatlas.graph.input.edgegraph import as_edge_graph
 
 __all__ = ["DEFAULT_MAX_WEDGES", "triangle_stats"]
 

@@ -8,9 +8,9 @@ release with :func:`triangle_count`; inspect (NOT private) with :func:`sensitivi
 from dpatlas.graph.adjacency import EdgeAdjacency
 from dpatlas.graph.clustering import ClusteringRelease, clustering_coefficient
 from dpatlas.graph.degrees import DegreeHistogramRelease, degree_histogram
-from dpatlas.graph.edgegraph import EdgeGraph, as_edge_graph
 from dpatlas.graph.edges import edge_count
-from dpatlas.graph.io import read_edgelist
+from dpatlas.graph.input.edgegraph import EdgeGraph, as_edge_graph
+from dpatlas.graph.input.io import read_edgelist
 from dpatlas.graph.kstars import KStarRelease, kstar_count
 from dpatlas.graph.report import SensitivityReport, sensitivity_report
 from dpatlas.graph.triangles import TriangleRelease, triangle_count

@@ -36,8 +36,8 @@ from dpatlas.errors import PrivacyLeakWarning
 from dpatlas.graph._noise import check_count_noise
 from dpatlas.graph.adjacency import EdgeAdjacency
 from dpatlas.graph.edges import _open_release
+from dpatlas.graph.exact.kstar_sensitivity import star_gain
 from dpatlas.graph.kstars import kstar_count
-from dpatlas.graph.stats import star_gain
 from dpatlas.graph.triangles import _checked, triangle_count
 
 __all__ = ["ClusteringRelease", "clustering_coefficient"]
@@ -87,7 +87,7 @@ def clustering_coefficient(
     Parameters
     ----------
     graph : networkx.Graph, EdgeGraph, (m, 2) integer array or scipy sparse matrix
-        Simple undirected graph; see :func:`~dpatlas.graph.edgegraph.as_edge_graph`.
+        Simple undirected graph; see :func:`~dpatlas.graph.input.edgegraph.as_edge_graph`.
     epsilon : float
         Privacy cost of the two counts together, > 0.
     delta : float, default 0.0

@@ -124,7 +124,7 @@ def degree_histogram(
     Parameters
     ----------
     graph : networkx.Graph, EdgeGraph, (m, 2) integer array or scipy sparse matrix
-        Simple undirected graph; see :func:`~dpatlas.graph.edgegraph.as_edge_graph`.
+        Simple undirected graph; see :func:`~dpatlas.graph.input.edgegraph.as_edge_graph`.
     epsilon : float
         Privacy cost, > 0.
     max_degree : int, optional

@@ -16,7 +16,7 @@ from dpatlas.core.release import Release
 from dpatlas.core.rng import RandomSource, RngLike, get_source
 from dpatlas.core.validation import check_epsilon
 from dpatlas.errors import PrivacyLeakWarning
-from dpatlas.graph.edgegraph import EdgeGraph, as_edge_graph
+from dpatlas.graph.input.edgegraph import EdgeGraph, as_edge_graph
 
 __all__ = ["edge_count", "prepare_graph"]
 
@@ -68,7 +68,7 @@ def edge_count(
     Parameters
     ----------
     graph : networkx.Graph, EdgeGraph, (m, 2) integer array or scipy sparse matrix
-        Simple undirected graph; see :func:`~dpatlas.graph.edgegraph.as_edge_graph`.
+        Simple undirected graph; see :func:`~dpatlas.graph.input.edgegraph.as_edge_graph`.
     epsilon : float
         Privacy cost, > 0.
     budget : Budget, optional

@@ -1,7 +1,7 @@
 """Private k-star counts under edge-DP: ladder (default), smooth sensitivity or global.
 
 The count ``Σ_v C(d_v, k)``, its ladder ``LS⁽ˢ⁾`` and the interval bounds are derived and proved
-in :mod:`dpatlas.graph.stats`; the noise comes unchanged from :mod:`dpatlas.core.noise.ladder`,
+in :mod:`dpatlas.graph.exact.kstar_sensitivity`; the noise comes unchanged from :mod:`dpatlas.core.noise.ladder`,
 :mod:`dpatlas.core.noise.smooth` and :mod:`dpatlas.core.noise.discrete_laplace`. The global sensitivity is
 ``GS = 2 C(n-2, k-1)`` (both endpoints of the flipped edge at degree ``n - 2`` otherwise).
 When ``GS = 0`` (``n <= k``) every graph on the node set has no k-star: 0 is released exactly
@@ -28,7 +28,13 @@ from dpatlas.core.validation import check_delta, check_epsilon
 from dpatlas.graph._interval import BoundedRelease, bounded_halfwidth
 from dpatlas.graph._noise import check_count_noise
 from dpatlas.graph.edges import _open_release
-from dpatlas.graph.stats import check_k, kstar_exact, kstar_ladder, ladder_of_pairs, star_gain
+from dpatlas.graph.exact.kstar_sensitivity import (
+    check_k,
+    kstar_exact,
+    kstar_ladder,
+    ladder_of_pairs,
+    star_gain,
+)
 from dpatlas.graph.triangles import _checked
 
 __all__ = ["KStarRelease", "kstar_count"]
@@ -79,7 +85,7 @@ def kstar_count(
     Parameters
     ----------
     graph : networkx.Graph, EdgeGraph, (m, 2) integer array or scipy sparse matrix
-        Simple undirected graph; see :func:`~dpatlas.graph.edgegraph.as_edge_graph`.
+        Simple undirected graph; see :func:`~dpatlas.graph.input.edgegraph.as_edge_graph`.
     k : int
         Star size, ``>= 2`` (``k = 2`` counts wedges, paths of length 2).
     epsilon : float

@@ -12,9 +12,9 @@ from typing import Any
 import numpy as np
 
 from dpatlas.core.validation import check_positive_int
-from dpatlas.graph.counting import common_neighbour_stats
-from dpatlas.graph.edgegraph import as_edge_graph
-from dpatlas.graph.sensitivity import sensitivity_ladder, smooth_sensitivity
+from dpatlas.graph.exact.counting import common_neighbour_stats
+from dpatlas.graph.exact.triangle_sensitivity import sensitivity_ladder, smooth_sensitivity
+from dpatlas.graph.input.edgegraph import as_edge_graph
 
 __all__ = ["SensitivityReport", "sensitivity_report"]
 

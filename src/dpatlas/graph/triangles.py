@@ -7,7 +7,7 @@ taken from the edges (an edge list read without ``n``), :func:`triangle_count` w
 :class:`~dpatlas.errors.PrivacyLeakWarning` and records ``n_from_data=True``.
 
 The exact count ``T``, the sensitivity ladder ``LS(t)`` (or its relaxation ``U(t)``) and the
-smooth sensitivity come from :mod:`dpatlas.graph.counting` and :mod:`dpatlas.graph.sensitivity`;
+smooth sensitivity come from :mod:`dpatlas.graph.exact.counting` and :mod:`dpatlas.graph.exact.triangle_sensitivity`;
 the noise comes from :mod:`dpatlas.core.noise.ladder`, :mod:`dpatlas.core.noise.smooth` and
 :mod:`dpatlas.core.noise.discrete_laplace`. Noise scaled to the observed local sensitivity is never
 offered: it is not private (:func:`sensitivity_report` shows it, labelled NOT private).
@@ -56,9 +56,9 @@ from dpatlas.errors import PrivacyLeakWarning
 from dpatlas.graph._interval import BoundedRelease, bounded_halfwidth
 from dpatlas.graph._noise import check_count_noise
 from dpatlas.graph.adjacency import EdgeAdjacency
-from dpatlas.graph.counting import common_neighbour_stats, triangle_count_exact
-from dpatlas.graph.edgegraph import as_edge_graph
-from dpatlas.graph.sensitivity import sensitivity_ladder, smooth_sensitivity
+from dpatlas.graph.exact.counting import common_neighbour_stats, triangle_count_exact
+from dpatlas.graph.exact.triangle_sensitivity import sensitivity_ladder, smooth_sensitivity
+from dpatlas.graph.input.edgegraph import as_edge_graph
 
 __all__ = ["METHODS", "TriangleRelease", "triangle_count"]
 
@@ -126,7 +126,7 @@ def triangle_count(
     Parameters
     ----------
     graph : networkx.Graph, EdgeGraph, (m, 2) integer array or scipy sparse matrix
-        Simple undirected graph; see :func:`~dpatlas.graph.edgegraph.as_edge_graph`.
+        Simple undirected graph; see :func:`~dpatlas.graph.input.edgegraph.as_edge_graph`.
     epsilon : float
         Privacy cost of the count, > 0.
     delta : float, default 0.0

@@ -110,41 +110,41 @@ def discrete_laplace(
 ) -> Release:
     """Release integer values with discrete Laplace noise of scale ``sensitivity / epsilon``.
 
-        Parameters
-        ----------
-        values : int or array_like of int
-            The exact answers (counts). NaN, infinities and non-integral numbers are refused.
-        sensitivity : float
-            L1 sensitivity of the whole vector over all neighbouring datasets (not of this data).
-        epsilon : float
-            Privacy cost, > 0.
-        rng : None, int or numpy.random.Generator
-            ``None`` (default) for secure noise; a seed makes the noise reproducible, which is for
-            tests and teaching only and is recorded as ``seeded=True``.
-        budget : Budget, optional
-            Debited by ``epsilon`` before any noise is drawn; an overspend raises
-            :class:`~dpatlas.errors.BudgetExceededError` and spends nothing.
-        mechanism, note : str
-            Labels recorded in the release and the budget history.
+    Parameters
+    ----------
+    values : int or array_like of int
+        The exact answers (counts). NaN, infinities and non-integral numbers are refused.
+    sensitivity : float
+        L1 sensitivity of the whole vector over all neighbouring datasets (not of this data).
+    epsilon : float
+        Privacy cost, > 0.
+    rng : None, int or numpy.random.Generator
+        ``None`` (default) for secure noise; a seed makes the noise reproducible, which is for
+        tests and teaching only and is recorded as ``seeded=True``.
+    budget : Budget, optional
+        Debited by ``epsilon`` before any noise is drawn; an overspend raises
+        :class:`~dpatlas.errors.BudgetExceededError` and spends nothing.
+    mechanism, note : str
+        Labels recorded in the release and the budget history.
 
-        Returns
-        -------
-        Release
-            ``value`` has the shape of ``values`` (an ``int`` for a scalar); ``scale`` is the noise
-            scale actually used (``>= sensitivity / epsilon``).
+    Returns
+    -------
+    Release
+        ``value`` has the shape of ``values`` (an ``int`` for a scalar); ``scale`` is the noise
+        scale actually used (``>= sensitivity / epsilon``).
 
-        Examples
-        --------
-        >>> rel = discrete_laplace([10, 20, 30], sensitivity=1, epsilon=0.5, rng=3)
-        >>> rel.value.shape, rel.scale, rel.epsilon
-        ((3,), 2.0, 0.5)
-        >>> from dpatlas.core.accounting.budget import Budget
-        >>> b = Budget(1.0)
-        >>> _ = discrete_laplace(5, sensitivity=1, epsilon=0.75, budget=b, rng=0)
-        >>> discrete_laplace(5, sensitivity=1, epsilon=0.5, budget=b)
-        Traceback (most recent call last):
-        ...
-        dpatlas.errors.BudgetExceededError: privacy budget exceeded: requested epsilon=0.5, ...
+    Examples
+    --------
+    >>> rel = discrete_laplace([10, 20, 30], sensitivity=1, epsilon=0.5, rng=3)
+    >>> rel.value.shape, rel.scale, rel.epsilon
+    ((3,), 2.0, 0.5)
+    >>> from dpatlas.core.accounting.budget import Budget
+    >>> b = Budget(1.0)
+    >>> _ = discrete_laplace(5, sensitivity=1, epsilon=0.75, budget=b, rng=0)
+    >>> discrete_laplace(5, sensitivity=1, epsilon=0.5, budget=b)
+    Traceback (most recent call last):
+    ...
+    dpatlas.errors.BudgetExceededError: privacy budget exceeded: requested epsilon=0.5, ...
     """
     x = as_int_array(values)
     delta_f = check_sensitivity(sensitivity)

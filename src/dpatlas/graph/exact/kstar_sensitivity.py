@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from dpatlas.graph.edgegraph import EdgeGraph
+from dpatlas.graph.input.edgegraph import EdgeGraph
 
 __all__ = ["kstar_exact", "kstar_frontier", "kstar_ladder", "ladder_of_pairs", "star_gain"]
 
@@ -75,7 +75,7 @@ def kstar_exact(g: EdgeGraph, k: int) -> int:
     Examples
     --------
     >>> import networkx as nx
-    >>> from dpatlas.graph.edgegraph import as_edge_graph
+    >>> from dpatlas.graph.input.edgegraph import as_edge_graph
     >>> kstar_exact(as_edge_graph(nx.star_graph(4)), 2), kstar_exact(as_edge_graph(nx.star_graph(4)), 3)
     (6, 4)
     """
@@ -135,7 +135,7 @@ def kstar_ladder(g: EdgeGraph, k: int) -> np.ndarray:
     Examples
     --------
     >>> import networkx as nx
-    >>> from dpatlas.graph.edgegraph import as_edge_graph
+    >>> from dpatlas.graph.input.edgegraph import as_edge_graph
     >>> kstar_ladder(as_edge_graph(nx.path_graph(5)), 2).tolist()
     [4, 5, 6]
     """

@@ -1,4 +1,4 @@
-"""Exact (not private) counts on an :class:`~dpatlas.graph.edgegraph.EdgeGraph`.
+"""Exact (not private) counts on an :class:`~dpatlas.graph.input.edgegraph.EdgeGraph`.
 
 These are the adapter's exact answers and the inputs of the sensitivity functions. None of them
 may be released as is: a mechanism in :mod:`dpatlas.graph` adds calibrated noise.
@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from dpatlas.graph import _pairs
-from dpatlas.graph._triangles import count_triangles
-from dpatlas.graph.edgegraph import EdgeGraph, as_edge_graph
+from dpatlas.graph.exact import _pairs
+from dpatlas.graph.exact._forward import count_triangles
+from dpatlas.graph.input.edgegraph import EdgeGraph, as_edge_graph
 
 __all__ = [
     "CommonNeighbourStats",
@@ -81,7 +81,7 @@ def triangle_count_exact(g: Any) -> int:
 
     Parameters
     ----------
-    g : EdgeGraph or anything :func:`~dpatlas.graph.edgegraph.as_edge_graph` accepts
+    g : EdgeGraph or anything :func:`~dpatlas.graph.input.edgegraph.as_edge_graph` accepts
 
     Examples
     --------
@@ -117,7 +117,7 @@ def common_neighbour_stats(g: Any) -> CommonNeighbourStats:
     """Exact common-neighbour statistics over *all* vertex pairs (NOT private).
 
     ``a_max`` is the graph's local sensitivity for the triangle count; the frontier determines
-    the local sensitivity at every distance (see :mod:`dpatlas.graph.sensitivity`). Pairs with no
+    the local sensitivity at every distance (see :mod:`dpatlas.graph.exact.triangle_sensitivity`). Pairs with no
     common neighbour (absent from ``A @ A``) still enter through ``c_ij``. Computed by a pruned
     neighbour-of-neighbour search from the highest-degree vertices (``a_ij <= min(d_i, d_j)``
     prunes), in row blocks of bounded work; never a dense ``n x n`` array.

@@ -1,4 +1,4 @@
-"""Read SNAP-style edge lists into an :class:`~dpatlas.graph.edgegraph.EdgeGraph`."""
+"""Read SNAP-style edge lists into an :class:`~dpatlas.graph.input.edgegraph.EdgeGraph`."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from dpatlas.graph._convert import from_edges
-from dpatlas.graph.edgegraph import EdgeGraph
+from dpatlas.graph.input._convert import from_edges
+from dpatlas.graph.input.edgegraph import EdgeGraph
 
 __all__ = ["read_edgelist"]
 

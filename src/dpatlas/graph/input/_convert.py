@@ -1,4 +1,4 @@
-"""Input guards and conversions behind :func:`dpatlas.graph.edgegraph.as_edge_graph` (internal).
+"""Input guards and conversions behind :func:`dpatlas.graph.input.edgegraph.as_edge_graph` (internal).
 
 Each converter returns the keyword arguments of an ``EdgeGraph``.
 """
@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from dpatlas.graph._build import compact_ids, index_dtype, symmetric_csr
+from dpatlas.graph.input._build import compact_ids, index_dtype, symmetric_csr
 
 _KINDS = (
     "a networkx.Graph, an EdgeGraph, an (m, 2) integer array of edges "

@@ -1,7 +1,7 @@
 """Sensitivity of the triangle count under edge adjacency: local, at distance s, ladder, smooth.
 
 Nothing in this module is private. These functions turn exact pair statistics of the graph in
-hand (:func:`~dpatlas.graph.counting.common_neighbour_stats`) into the inputs a mechanism needs
+hand (:func:`~dpatlas.graph.exact.counting.common_neighbour_stats`) into the inputs a mechanism needs
 (a ladder of sensitivities, a smooth upper bound), or into diagnostics. Releasing
 ``T + noise(local_sensitivity(stats, 0))`` is NOT differentially private: the local sensitivity
 is itself data-dependent (two disjoint edges have ``LS = 0``, their neighbour the path ``P_3``
@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from dpatlas.core.validation import check_epsilon
-from dpatlas.graph.counting import CommonNeighbourStats
+from dpatlas.graph.exact.counting import CommonNeighbourStats
 
 __all__ = [
     "ladder_upper_bound",
@@ -100,7 +100,7 @@ def local_sensitivity(stats: CommonNeighbourStats, s: Any = 0) -> int | np.ndarr
     Examples
     --------
     >>> import networkx as nx
-    >>> from dpatlas.graph.counting import common_neighbour_stats
+    >>> from dpatlas.graph.exact.counting import common_neighbour_stats
     >>> stats = common_neighbour_stats(nx.Graph([(0, 1), (2, 3)]))  # two disjoint edges
     >>> local_sensitivity(stats, [0, 1, 2, 3]).tolist()  # capped at n - 2 = 2
     [0, 1, 2, 2]
@@ -131,7 +131,7 @@ def ladder_upper_bound(stats: CommonNeighbourStats, s: Any = 0) -> int | np.ndar
     Examples
     --------
     >>> import networkx as nx
-    >>> from dpatlas.graph.counting import common_neighbour_stats
+    >>> from dpatlas.graph.exact.counting import common_neighbour_stats
     >>> stats = common_neighbour_stats(nx.star_graph(5))  # U is looser here: two frontier points
     >>> ladder_upper_bound(stats, [0, 1, 2]).tolist(), local_sensitivity(stats, [0, 1, 2]).tolist()
     ([1, 2, 3], [1, 1, 2])
@@ -157,7 +157,7 @@ def sensitivity_ladder(stats: CommonNeighbourStats, *, relaxed: bool = False) ->
     Examples
     --------
     >>> import networkx as nx
-    >>> from dpatlas.graph.counting import common_neighbour_stats
+    >>> from dpatlas.graph.exact.counting import common_neighbour_stats
     >>> sensitivity_ladder(common_neighbour_stats(nx.path_graph(6))).tolist()
     [1, 2, 3, 3, 4]
     """
@@ -183,7 +183,7 @@ def smooth_sensitivity(stats: CommonNeighbourStats, beta: float, *, relaxed: boo
     Examples
     --------
     >>> import networkx as nx
-    >>> from dpatlas.graph.counting import common_neighbour_stats
+    >>> from dpatlas.graph.exact.counting import common_neighbour_stats
     >>> round(smooth_sensitivity(common_neighbour_stats(nx.path_graph(6)), 0.5), 4)
     1.2131
     """

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import scipy.sparse as sp
 
-from dpatlas.graph._convert import from_edges, from_networkx, from_scipy, is_networkx_graph
+from dpatlas.graph.input._convert import from_edges, from_networkx, from_scipy, is_networkx_graph
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -32,7 +32,7 @@ def _frozen(a: Any, dtype: Any = None) -> np.ndarray:
 class EdgeGraph:
     """A simple undirected graph on nodes ``0 .. n-1`` in symmetric CSR form.
 
-    Build one with :func:`as_edge_graph` or :func:`dpatlas.graph.io.read_edgelist`, which
+    Build one with :func:`as_edge_graph` or :func:`dpatlas.graph.input.io.read_edgelist`, which
     validate their input; the constructor only checks shapes. The arrays are read-only.
 
     Attributes

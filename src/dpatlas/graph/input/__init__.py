@@ -1,0 +1,1 @@
+"""Graphs in: edge lists, networkx graphs and sparse matrices become one checked ``EdgeGraph``."""
