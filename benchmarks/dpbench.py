@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from dpatlas.spatial import Grid, consistent, heatmap, suggest_cell_size
-from dpatlas.spatial.auto import PRIVTREE_OPTIONS
+from dpatlas.spatial.methods.auto import PRIVTREE_OPTIONS
 
 SHAPES = {
     "Gowalla": "checkin_256_256.npy",

@@ -29,8 +29,8 @@ from benchmarks.dpbench import (
 )
 
 from dpatlas.spatial import Heatmap, consistent, heatmap
-from dpatlas.spatial.hierarchy import least_squares
-from dpatlas.spatial.treepost import leaf_of_cell, nonnegative
+from dpatlas.spatial.tree.estimates import leaf_of_cell, nonnegative
+from dpatlas.spatial.tree.hierarchy import least_squares
 
 LABELS = {"identity": "Identity", "ug": "UG", "ag": "AG", "privtree": "PrivTree", "auto": "auto"}
 

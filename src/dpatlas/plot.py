@@ -1,7 +1,7 @@
 """Figures of private releases: maps with outlines, interval maps, privacy–utility curves.
 
 Every figure carries its privacy cost: map titles come from
-:func:`dpatlas.spatial.plot.caption` (ε, mechanism, noise scale, cell size, CRS, seeded or
+:func:`dpatlas.spatial.products.plot.caption` (ε, mechanism, noise scale, cell size, CRS, seeded or
 not). Drawing a release is post-processing and costs no privacy; never draw the private input
 (the sites themselves) beside it in a figure you publish.
 
@@ -90,7 +90,7 @@ def plot_heatmap(
     >>> ax.get_title().splitlines()[0], "ε = 1" in ax.get_title()
     ('Nests', True)
     """
-    from dpatlas.spatial.plot import caption
+    from dpatlas.spatial.products.plot import caption
 
     ax = heatmap.plot(ax=ax, **kwargs)
     _outline(ax, outlines, heatmap.grid.crs)
@@ -174,7 +174,7 @@ def plot_interval_map(
     """
     import matplotlib.pyplot as plt
 
-    from dpatlas.spatial.plot import caption
+    from dpatlas.spatial.products.plot import caption
 
     low, high = heatmap.confidence_interval(level)
     layers = [

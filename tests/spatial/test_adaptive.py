@@ -9,9 +9,9 @@ from tests.helpers.sources import CountingSource
 from dpatlas.core import Budget, get_source
 from dpatlas.errors import BudgetExceededError
 from dpatlas.spatial import Grid, SiteCounts
-from dpatlas.spatial._cells import block_edges
-from dpatlas.spatial.adaptive import _sub_blocks, adaptive_release, first_level_size
-from dpatlas.spatial.hierarchy import Hierarchy, least_squares
+from dpatlas.spatial.methods._cells import block_edges
+from dpatlas.spatial.methods.adaptive import _sub_blocks, adaptive_release, first_level_size
+from dpatlas.spatial.tree.hierarchy import Hierarchy, least_squares
 
 GRID = Grid.from_bounds((0, 0, 100, 60), cell_size=1, crs="EPSG:3035")
 

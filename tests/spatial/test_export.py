@@ -13,7 +13,7 @@ import rasterio
 from shapely.geometry import Polygon
 
 from dpatlas.spatial import Grid, heatmap
-from dpatlas.spatial.export import NODATA
+from dpatlas.spatial.products.export import NODATA
 
 TRIANGLE = Grid.from_polygon(
     Polygon([(4_000_000, 3_000_000), (4_010_000, 3_000_000), (4_000_000, 3_008_000)]),

@@ -9,16 +9,21 @@ import numpy as np
 import pytest
 
 from dpatlas.spatial import Grid
-from dpatlas.spatial._groups import project_groups, round_groups
-from dpatlas.spatial.hierarchy import Hierarchy, least_squares, query_variance, subtree_estimates
-from dpatlas.spatial.postprocess import project_simplex
-from dpatlas.spatial.treepost import (
+from dpatlas.spatial.products.postprocess import project_simplex
+from dpatlas.spatial.tree._groups import project_groups, round_groups
+from dpatlas.spatial.tree.estimates import (
     drop_empty,
     empty_regions,
     integer_counts,
     leaf_of_cell,
     nonnegative,
     to_cells,
+)
+from dpatlas.spatial.tree.hierarchy import (
+    Hierarchy,
+    least_squares,
+    query_variance,
+    subtree_estimates,
 )
 
 

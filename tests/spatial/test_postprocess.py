@@ -9,7 +9,7 @@ import pytest
 from scipy import optimize
 
 from dpatlas.spatial import Grid, heatmap
-from dpatlas.spatial.postprocess import project_simplex, round_preserving_total
+from dpatlas.spatial.products.postprocess import project_simplex, round_preserving_total
 
 GRID = Grid.from_bounds((0, 0, 64, 64), cell_size=1, crs="EPSG:3035")
 

@@ -14,10 +14,10 @@ from dpatlas.audit import audit
 from dpatlas.core import Budget, get_source
 from dpatlas.errors import BudgetExceededError
 from dpatlas.spatial import Grid, SiteCounts
-from dpatlas.spatial._splitrule import SplitRule, split_rule
-from dpatlas.spatial.hierarchy import Hierarchy, least_squares
 from dpatlas.spatial.methods import METHODS
-from dpatlas.spatial.privtree import grow_tree, privtree_release
+from dpatlas.spatial.methods._splitrule import SplitRule, split_rule
+from dpatlas.spatial.methods.privtree import grow_tree, privtree_release
+from dpatlas.spatial.tree.hierarchy import Hierarchy, least_squares
 
 ALPHA = 1e-6
 GRID = Grid.from_bounds((0, 0, 64, 64), cell_size=1, crs="EPSG:3035")

@@ -13,7 +13,7 @@ from shapely.geometry import Point, Polygon, box
 
 from dpatlas.core.noise.discrete_laplace import _halfwidth
 from dpatlas.spatial import Grid, heatmap
-from dpatlas.spatial.query import sum_halfwidth
+from dpatlas.spatial.products.query import sum_halfwidth
 
 GRID = Grid.from_bounds((0, 0, 10_000, 10_000), cell_size=1_000, crs="EPSG:3035")
 

@@ -8,13 +8,13 @@ from shapely.geometry import box
 
 import dpatlas.spatial as sp
 from dpatlas.core import Budget
-from dpatlas.spatial.auto import choose_method
-from dpatlas.spatial.export import describe
-from dpatlas.spatial.hierarchy import least_squares, query_variance
-from dpatlas.spatial.plot import caption
-from dpatlas.spatial.smoothing import pycnophylactic
-from dpatlas.spatial.treepost import drop_empty, empty_regions, leaf_of_cell, to_cells
-from dpatlas.spatial.treepost import nonnegative as tree_nonnegative
+from dpatlas.spatial.methods.auto import choose_method
+from dpatlas.spatial.products.export import describe
+from dpatlas.spatial.products.plot import caption
+from dpatlas.spatial.tree.estimates import drop_empty, empty_regions, leaf_of_cell, to_cells
+from dpatlas.spatial.tree.estimates import nonnegative as tree_nonnegative
+from dpatlas.spatial.tree.hierarchy import least_squares, query_variance
+from dpatlas.spatial.tree.smoothing import pycnophylactic
 
 CRS = "EPSG:3035"
 GRID = sp.Grid.from_bounds((0, 0, 64, 64), cell_size=1, crs=CRS)

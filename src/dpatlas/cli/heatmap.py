@@ -185,7 +185,7 @@ def _short(number: str) -> str:
 def run(args: argparse.Namespace, out: Output) -> int:
     """Run ``dpatlas heatmap``."""
     from dpatlas.spatial import heatmap
-    from dpatlas.spatial.export import describe
+    from dpatlas.spatial.products.export import describe
 
     if args.out.suffix.lower() not in OUT_SUFFIXES:
         raise UsageError(f"--out must end in {', '.join(OUT_SUFFIXES)}, got {str(args.out)!r}")

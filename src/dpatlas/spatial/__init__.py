@@ -23,18 +23,17 @@ Examples
 2.0
 """
 
-from dpatlas.spatial import adaptive, auto, privtree  # noqa: F401  (register the methods)
 from dpatlas.spatial.adjacency import SiteAdjacency
 from dpatlas.spatial.binning import bin_points, cell_of
 from dpatlas.spatial.grid import DEFAULT_MAX_CELLS, Grid
 from dpatlas.spatial.heatmap import heatmap
-from dpatlas.spatial.hierarchy import Hierarchy
 from dpatlas.spatial.io import read_csv_points, read_gbif, read_sites
-from dpatlas.spatial.methods import METHODS, SiteCounts, register_method
-from dpatlas.spatial.postprocess import consistent, nonnegative, suppress
-from dpatlas.spatial.query import RegionEstimate, region_query
+from dpatlas.spatial.methods import METHODS, SiteCounts, adaptive, auto, privtree, register_method  # noqa: F401  (register the methods)
+from dpatlas.spatial.products.postprocess import consistent, nonnegative, suppress
+from dpatlas.spatial.products.query import RegionEstimate, region_query
+from dpatlas.spatial.products.result import Heatmap
 from dpatlas.spatial.resolution import estimate_n_sites, suggest_cell_size
-from dpatlas.spatial.result import Heatmap
+from dpatlas.spatial.tree.hierarchy import Hierarchy
 
 __all__ = [
     "DEFAULT_MAX_CELLS",

@@ -14,8 +14,8 @@ from dpatlas.spatial.adjacency import SiteAdjacency
 from dpatlas.spatial.binning import bin_points
 from dpatlas.spatial.grid import Grid
 from dpatlas.spatial.methods import METHODS, SiteCounts, check_options
-from dpatlas.spatial.postprocess import consistent
-from dpatlas.spatial.result import Heatmap
+from dpatlas.spatial.products.postprocess import consistent
+from dpatlas.spatial.products.result import Heatmap
 from dpatlas.spatial.sites import bound_contributions, individual_ids, site_coordinates
 
 __all__ = ["heatmap"]
@@ -89,11 +89,11 @@ def heatmap(
         Privacy cost of the whole map (parallel composition over disjoint cells).
     method : {"auto", "uniform", "adaptive", "privtree"}
         Release method, ``"auto"`` by default. ``"uniform"`` adds discrete Laplace noise of
-        scale ``Δ/ε`` to every cell. ``"adaptive"`` (AG, :mod:`~dpatlas.spatial.adaptive`) and
-        ``"privtree"`` (:mod:`~dpatlas.spatial.privtree`) release counts of data-dependent
+        scale ``Δ/ε`` to every cell. ``"adaptive"`` (AG, :mod:`~dpatlas.spatial.methods.adaptive`) and
+        ``"privtree"`` (:mod:`~dpatlas.spatial.methods.privtree`) release counts of data-dependent
         blocks of cells, far more accurate when sites are few per cell (docs/dpbench.md);
-        their maps are post-processed by :func:`~dpatlas.spatial.postprocess.consistent`.
-        ``"auto"`` picks one from public inputs only (:mod:`~dpatlas.spatial.auto`): uniform
+        their maps are post-processed by :func:`~dpatlas.spatial.products.postprocess.consistent`.
+        ``"auto"`` picks one from public inputs only (:mod:`~dpatlas.spatial.methods.auto`): uniform
         on grids of at most 16 cells (or dense ones, given a public ``n_sites``), else PrivTree.
     method_options : mapping, optional
         Keyword options of the method, e.g. ``{"tree_fraction": 0.5}`` for ``"privtree"`` or
@@ -127,7 +127,7 @@ def heatmap(
     -------
     Heatmap
         Raw noisy counts (``release.value``), the release, the grid; post-process from there.
-        For a multi-level method ``estimate`` is already :func:`.postprocess.consistent`.
+        For a multi-level method ``estimate`` is already :func:`~dpatlas.spatial.products.postprocess.consistent`.
 
     Notes
     -----
@@ -142,7 +142,7 @@ def heatmap(
     :func:`~dpatlas.spatial.methods.uniform`). The number of dropped sites is never reported.
     The multi-level methods prove their own cost (sequential composition of a tree or a
     noisy N and two levels, each debited once in total before noise; see their modules), and
-    :func:`.postprocess.consistent` reads their release only.
+    :func:`~dpatlas.spatial.products.postprocess.consistent` reads their release only.
 
     Examples
     --------

@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from dpatlas.spatial.hierarchy import least_squares
-from dpatlas.spatial.smoothing import pycnophylactic
-from dpatlas.spatial.treepost import EMPTY_Z, drop_empty, empty_regions, to_cells
-from dpatlas.spatial.treepost import nonnegative as tree_nonnegative
+from dpatlas.spatial.tree.estimates import EMPTY_Z, drop_empty, empty_regions, to_cells
+from dpatlas.spatial.tree.estimates import nonnegative as tree_nonnegative
+from dpatlas.spatial.tree.hierarchy import least_squares
+from dpatlas.spatial.tree.smoothing import pycnophylactic
 
 if TYPE_CHECKING:
-    from dpatlas.spatial.result import Heatmap
+    from dpatlas.spatial.products.result import Heatmap
 
 __all__ = ["consistent", "nonnegative", "project_simplex", "round_preserving_total", "suppress"]
 
@@ -106,16 +106,17 @@ def consistent(
     """Cell estimate of a multi-level release: least squares, non-negative, spread over cells.
 
     The tree's noisy counts are combined by weighted least squares (every parent equals the
-    sum of its children; :func:`~dpatlas.spatial.hierarchy.least_squares`), made non-negative
-    top-down with every node total kept when it can be (:func:`.treepost.nonnegative`); large
-    regions whose own release is within ``empty_z`` noise standard deviations of zero are
-    set to 0 and their mass goes back to the rest of the map in proportion, so the total is
-    kept (:func:`.treepost.empty_regions`, :func:`.treepost.drop_empty`; ``empty_z=None``
-    skips it; on DPBench the paper's PrivTree without it has 1.01–2.0× the error at
-    N = 10⁴ and up to 1.13× at 10⁶, and it costs at most 2% where it does not help,
-    docs/dpbench.md); and each leaf's count is spread over its released cells: smoothly
+    sum of its children; :func:`~dpatlas.spatial.tree.hierarchy.least_squares`), made
+    non-negative top-down with every node total kept when it can be
+    (:func:`~dpatlas.spatial.tree.estimates.nonnegative`); large regions whose own release is
+    within ``empty_z`` noise standard deviations of zero are set to 0 and their mass goes back
+    to the rest of the map in proportion, so the total is kept
+    (:func:`~dpatlas.spatial.tree.estimates.empty_regions`,
+    :func:`~dpatlas.spatial.tree.estimates.drop_empty`; ``empty_z=None`` skips it; what it
+    gains and costs is measured in the ablation of docs/dpbench.md); and each leaf's count is
+    spread over its released cells: smoothly
     across leaf edges with every leaf total kept
-    (:func:`~dpatlas.spatial.smoothing.pycnophylactic`, the default) or evenly
+    (:func:`~dpatlas.spatial.tree.smoothing.pycnophylactic`, the default) or evenly
     (``smooth=False``). ``nonnegative=False`` keeps the plain least-squares counts (unbiased,
     possibly negative; spread evenly), as in the papers' constrained inference. Reads the
     release only. :func:`~dpatlas.spatial.heatmap` applies the defaults to every multi-level

@@ -17,7 +17,7 @@ uniform grid wins because every cell gets all of ε and there is nothing to adap
   and 0.7 are clearly worse). The lower threshold splits half a level deeper at the same
   cost; alone it only moves error between settings (more empty leaves on the concentrated
   SF-cabs shape), but with the empty-region step of
-  :func:`~dpatlas.spatial.postprocess.consistent` the empty leaves cost little and it pays
+  :func:`~dpatlas.spatial.products.postprocess.consistent` the empty leaves cost little and it pays
   on every shape (docs/dpbench.md, seed table).
 
 Privacy: the choice and the options read only public inputs (the grid, ε, a public

@@ -1,6 +1,6 @@
 """A released tree of blocks of the user's grid, and its post-processing.
 
-Multi-level methods (:mod:`~dpatlas.spatial.adaptive`, :mod:`~dpatlas.spatial.privtree`) release
+Multi-level methods (:mod:`~dpatlas.spatial.methods.adaptive`, :mod:`~dpatlas.spatial.methods.privtree`) release
 a :class:`Hierarchy`: nodes are index rectangles of the user's cells, the children of a node
 partition it, the leaves partition the grid. A node carries a noisy count and the public variance
 of its noise (``nan`` / ``inf`` when the node was not measured, ``0`` / ``0`` for a node with no
@@ -14,7 +14,7 @@ variances) and never the sites.
   Suciu 2010, with per-node variances).
 * :func:`query_variance`: the exact noise variance of any linear query of those counts.
 
-Non-negative and integer counts, and cell values, are in :mod:`~dpatlas.spatial.treepost`.
+Non-negative and integer counts, and cell values, are in :mod:`~dpatlas.spatial.tree.estimates`.
 """
 
 from __future__ import annotations

@@ -9,8 +9,8 @@ import numpy as np
 
 from dpatlas.core.release import Release
 from dpatlas.spatial.grid import Grid
-from dpatlas.spatial.hierarchy import Hierarchy
-from dpatlas.spatial.treepost import to_cells
+from dpatlas.spatial.tree.estimates import to_cells
+from dpatlas.spatial.tree.hierarchy import Hierarchy
 
 __all__ = ["leaf_intervals", "noise_of", "tree_of", "tree_release"]
 

@@ -2,7 +2,7 @@
 
 The root is the user's whole grid; a node is a block of the user's cells and splits into (up to)
 four halves by rows and columns. A node splits when its biased count plus noise exceeds the
-threshold (:mod:`~dpatlas.spatial._splitrule`): dense areas are cut down to single cells,
+threshold (:mod:`~dpatlas.spatial.methods._splitrule`): dense areas are cut down to single cells,
 sparse ones stay coarse, and the tree costs ``ε_tree`` whatever its depth. Each leaf's count is
 then released with discrete Laplace noise at ``ε - ε_tree`` and spread evenly over its released
 cells; the tree is kept (``metadata["hierarchy"]``) for region queries and post-processing.
@@ -16,12 +16,12 @@ from dpatlas.core.accounting.budget import Budget
 from dpatlas.core.noise.discrete_laplace import check_scales, discrete_laplace
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RandomSource
-from dpatlas.spatial._cells import cell_grid, prefix_sums, rect_sums
-from dpatlas.spatial._release import tree_release
-from dpatlas.spatial._splitrule import SplitRule, split_rule
 from dpatlas.spatial.grid import Grid
-from dpatlas.spatial.hierarchy import Hierarchy
 from dpatlas.spatial.methods import SiteCounts, register_method
+from dpatlas.spatial.methods._cells import cell_grid, prefix_sums, rect_sums
+from dpatlas.spatial.methods._splitrule import SplitRule, split_rule
+from dpatlas.spatial.methods._tree_release import tree_release
+from dpatlas.spatial.tree.hierarchy import Hierarchy
 
 __all__ = ["grow_tree", "privtree_release"]
 
@@ -95,7 +95,7 @@ def privtree_release(
 
     Registered as ``heatmap(..., method="privtree")``; ``method_options={"tree_fraction": f}``
     changes the split (default ε/2 + ε/2, the paper's; ``method="auto"`` uses ε/3 + 2ε/3,
-    more accurate on DPBench, :data:`~dpatlas.spatial.auto.PRIVTREE_OPTIONS`). ``theta`` is the
+    more accurate on DPBench, :data:`~dpatlas.spatial.methods.auto.PRIVTREE_OPTIONS`). ``theta`` is the
     public split threshold θ in counts; the default ``None`` is ``θ = -theta_levels·δ`` with
     ``theta_levels = 1`` (one level of bias below the paper's 0: a slightly deeper tree at the
     same cost, better on DPBench, docs/dpbench.md; ``"auto"`` uses 1.5). Give ``theta`` or
@@ -103,7 +103,7 @@ def privtree_release(
 
     Privacy (sequential composition, ``ε`` debited once, before any noise): the tree is
     ``ε_tree``-DP for one individual (``k`` sites, or ``2k`` under replace, by group privacy;
-    proof in :mod:`~dpatlas.spatial._splitrule`); given the tree, the leaves partition the
+    proof in :mod:`~dpatlas.spatial.methods._splitrule`); given the tree, the leaves partition the
     released cells, so their count vector has L1 sensitivity ``k`` and discrete Laplace noise
     of scale ``k/ε_leaf`` makes it ``ε_leaf``-DP (parallel composition). Leaves without a
     released cell have count 0 for every dataset and get no noise. Total ``ε_tree + ε_leaf = ε``.

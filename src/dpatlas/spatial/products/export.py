@@ -11,10 +11,10 @@ import numpy as np
 import rasterio
 import shapely
 
-from dpatlas.spatial._release import leaf_intervals, noise_of
+from dpatlas.spatial.methods._tree_release import leaf_intervals, noise_of
 
 if TYPE_CHECKING:
-    from dpatlas.spatial.result import Heatmap
+    from dpatlas.spatial.products.result import Heatmap
 
 __all__ = ["NODATA", "describe", "to_file", "to_geodataframe", "to_geotiff"]
 

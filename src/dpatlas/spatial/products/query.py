@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from dpatlas.spatial._mask import cell_coverage, study_area_geometry
-from dpatlas.spatial.hierarchy import Hierarchy, least_squares, query_variance
-from dpatlas.spatial.treepost import leaf_of_cell
+from dpatlas.spatial.tree.estimates import leaf_of_cell
+from dpatlas.spatial.tree.hierarchy import Hierarchy, least_squares, query_variance
 
 if TYPE_CHECKING:
-    from dpatlas.spatial.result import Heatmap
+    from dpatlas.spatial.products.result import Heatmap
 
 __all__ = ["RegionEstimate", "region_query", "sum_halfwidth"]
 
@@ -111,7 +111,7 @@ def region_query(heatmap: Heatmap, polygon: Any, *, level: float = 0.95) -> Regi
     For a multi-level release (``adaptive``, ``privtree``) the counts are the least-squares
     counts of the tree's leaves (which use every level), spread evenly over each leaf's
     released cells, and the variance is exact for that linear estimate
-    (:func:`~dpatlas.spatial.hierarchy.query_variance`); the interval is normal. A region made
+    (:func:`~dpatlas.spatial.tree.hierarchy.query_variance`); the interval is normal. A region made
     of whole leaves is thus answered from the hierarchy; the smoothed map in ``estimate``
     agrees with it on whole leaves.
 

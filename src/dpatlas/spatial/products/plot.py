@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from dpatlas.spatial._release import noise_of
+from dpatlas.spatial.methods._tree_release import noise_of
 
 if TYPE_CHECKING:
-    from dpatlas.spatial.result import Heatmap
+    from dpatlas.spatial.products.result import Heatmap
 
 __all__ = ["caption", "plot_heatmap"]
 

@@ -1,6 +1,6 @@
 """Post-processing of a released tree: non-negative, integer and empty-aware counts, cell values.
 
-Functions take a :class:`~dpatlas.spatial.hierarchy.Hierarchy` (released values and public
+Functions take a :class:`~dpatlas.spatial.tree.hierarchy.Hierarchy` (released values and public
 variances) and node values derived from it; they never see the sites.
 """
 
@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from dpatlas.spatial._groups import project_groups, round_groups
 from dpatlas.spatial.grid import Grid
-from dpatlas.spatial.hierarchy import Hierarchy, subtree_estimates
+from dpatlas.spatial.tree._groups import project_groups, round_groups
+from dpatlas.spatial.tree.hierarchy import Hierarchy, subtree_estimates
 
 __all__ = [
     "drop_empty",
@@ -49,7 +49,7 @@ def nonnegative(h: Hierarchy, values: np.ndarray) -> np.ndarray:
 
     Top-down: the root keeps ``max(total, 0)``; the children of each node are projected by
     least squares onto the non-negative vectors that sum to the node's new value
-    (:func:`~dpatlas.spatial._groups.project_groups`). So every node total is preserved when
+    (:func:`~dpatlas.spatial.tree._groups.project_groups`). So every node total is preserved when
     it can be (it is non-negative and its parent's was preserved) and a negative count is
     absorbed by its siblings, close to where it arose, rather than across the map. Plain
     clamping at 0 would instead inflate the total (BENCHMARKS.md: +20% at N = 10⁴, ε = 1).
@@ -64,7 +64,7 @@ def empty_regions(
     """Nodes judged empty: large regions whose own release does not tell them from zero.
 
     A node other than the root with at least ``min_share`` of the released cells is judged
-    empty when its subtree estimate (:func:`~dpatlas.spatial.hierarchy.subtree_estimates`:
+    empty when its subtree estimate (:func:`~dpatlas.spatial.tree.hierarchy.subtree_estimates`:
     its own measurements only) is at most ``z`` times that estimate's noise standard
     deviation; the descendants of an empty node are empty too. Point data leave most of a
     map empty, and a multi-level release gives every empty region noisy leaves whose

@@ -11,10 +11,10 @@ from typing import Any
 import numpy as np
 
 from dpatlas.core.release import Release
-from dpatlas.spatial._release import leaf_intervals, tree_of
 from dpatlas.spatial.grid import Grid
-from dpatlas.spatial.hierarchy import Hierarchy
-from dpatlas.spatial.treepost import leaf_of_cell
+from dpatlas.spatial.methods._tree_release import leaf_intervals, tree_of
+from dpatlas.spatial.tree.estimates import leaf_of_cell
+from dpatlas.spatial.tree.hierarchy import Hierarchy
 
 __all__ = ["Heatmap"]
 
@@ -133,42 +133,42 @@ class Heatmap:
 
     def nonnegative(self, *, integer: bool = True) -> Heatmap:
         """Non-negative estimate with the same total; see :func:`.postprocess.nonnegative`."""
-        from dpatlas.spatial.postprocess import nonnegative
+        from dpatlas.spatial.products.postprocess import nonnegative
 
         return nonnegative(self, integer=integer)
 
     def suppress(self, threshold: float) -> Heatmap:
         """Flag cells whose noisy estimate is below ``threshold``; see :func:`.postprocess.suppress`."""
-        from dpatlas.spatial.postprocess import suppress
+        from dpatlas.spatial.products.postprocess import suppress
 
         return suppress(self, threshold)
 
     def query(self, polygon: Any, *, level: float = 0.95) -> Any:
         """Private estimate of the sites inside ``polygon``; see :func:`.query.region_query`."""
-        from dpatlas.spatial.query import region_query
+        from dpatlas.spatial.products.query import region_query
 
         return region_query(self, polygon, level=level)
 
     def to_geodataframe(self, *, level: float = 0.95) -> Any:
         """Cell polygons with count, interval and flags; see :func:`.export.to_geodataframe`."""
-        from dpatlas.spatial.export import to_geodataframe
+        from dpatlas.spatial.products.export import to_geodataframe
 
         return to_geodataframe(self, level=level)
 
     def to_file(self, path: str | Path, **kwargs: Any) -> Path:
         """Write cells to GeoPackage / GeoJSON; see :func:`.export.to_file`."""
-        from dpatlas.spatial.export import to_file
+        from dpatlas.spatial.products.export import to_file
 
         return to_file(self, path, **kwargs)
 
     def to_geotiff(self, path: str | Path) -> Path:
         """Write a GeoTIFF raster; see :func:`.export.to_geotiff`."""
-        from dpatlas.spatial.export import to_geotiff
+        from dpatlas.spatial.products.export import to_geotiff
 
         return to_geotiff(self, path)
 
     def plot(self, ax: Any = None, **kwargs: Any) -> Any:
         """Draw the map with ε and mechanism in the title; see :func:`.plot.plot_heatmap`."""
-        from dpatlas.spatial.plot import plot_heatmap
+        from dpatlas.spatial.products.plot import plot_heatmap
 
         return plot_heatmap(self, ax=ax, **kwargs)

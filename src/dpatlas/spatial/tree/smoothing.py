@@ -16,8 +16,8 @@ from scipy import ndimage
 
 from dpatlas.core.validation import check_positive_int
 from dpatlas.spatial.grid import Grid
-from dpatlas.spatial.hierarchy import Hierarchy
-from dpatlas.spatial.treepost import leaf_of_cell
+from dpatlas.spatial.tree.estimates import leaf_of_cell
+from dpatlas.spatial.tree.hierarchy import Hierarchy
 
 __all__ = ["pycnophylactic"]
 
@@ -37,7 +37,7 @@ def pycnophylactic(
     h : Hierarchy
         The released tree (its leaves tile the grid).
     values : numpy.ndarray
-        Non-negative count per node (e.g. after :func:`~dpatlas.spatial.hierarchy.nonnegative`);
+        Non-negative count per node (e.g. after :func:`~dpatlas.spatial.tree.hierarchy.nonnegative`);
         only the leaves' values are used.
     grid : Grid
         The public grid the tree is over.

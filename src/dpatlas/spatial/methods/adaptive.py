@@ -9,7 +9,7 @@ The user's grid cells are the finest resolution; AG works on blocks of them.
 * Level 2: a block with noisy count ``N'`` is cut into ``m₂ × m₂`` nearly equal sub-blocks of
   whole cells, ``m₂ = ⌈sqrt(max(N', 0)·ε₂/5)⌉`` (at least 1, at most the block's side in
   cells), each counted with noise at ``ε₂ = ε' - ε₁``.
-* Both levels are combined by least squares (:func:`~dpatlas.spatial.hierarchy.least_squares`),
+* Both levels are combined by least squares (:func:`~dpatlas.spatial.tree.hierarchy.least_squares`),
   and sub-block counts are spread evenly over their released cells.
 
 ``N`` is never read un-noised: either the user gives it as public (``n_sites=``), or a slice
@@ -27,11 +27,11 @@ from dpatlas.core.accounting.budget import Budget
 from dpatlas.core.noise.discrete_laplace import check_scales, discrete_laplace
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RandomSource
-from dpatlas.spatial._cells import block_edges, cell_grid, prefix_sums, rect_sums
-from dpatlas.spatial._release import tree_release
 from dpatlas.spatial.grid import Grid
-from dpatlas.spatial.hierarchy import Hierarchy
 from dpatlas.spatial.methods import SiteCounts, register_method
+from dpatlas.spatial.methods._cells import block_edges, cell_grid, prefix_sums, rect_sums
+from dpatlas.spatial.methods._tree_release import tree_release
+from dpatlas.spatial.tree.hierarchy import Hierarchy
 
 __all__ = ["adaptive_release", "first_level_size"]
 
