@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from dpatlas.core.validation import check_positive_int
+from dpatlas.graph.backends import TRIANGLE_STATS
 from dpatlas.graph.exact.counting import common_neighbour_stats
 from dpatlas.graph.exact.triangle_sensitivity import sensitivity_ladder, smooth_sensitivity
 from dpatlas.graph.input.edgegraph import as_edge_graph
@@ -68,14 +69,11 @@ def sensitivity_report(
     ladder_head_not_private=(1, 2, 3, 3), a_max_not_private=1, c_max_not_private=4,
     smooth_sensitivity_eps1_not_private=2.1495...)
     """
-    if backend == "dask":  # exact statistics of an edge list on Dask (dpatlas.dask)
-        from dpatlas.dask import triangle_stats
-
-        stats = triangle_stats(graph, n=n, client=client)
-    elif backend == "memory":
-        stats = common_neighbour_stats(as_edge_graph(graph, n=n))
+    elsewhere = TRIANGLE_STATS.on(backend)  # e.g. an edge list on Dask (dpatlas.dask)
+    if elsewhere is not None:
+        stats = elsewhere(graph, n=n, client=client)
     else:
-        raise ValueError(f'backend must be "memory" or "dask", got {backend!r}')
+        stats = common_neighbour_stats(as_edge_graph(graph, n=n))
     ladder = sensitivity_ladder(stats)
     count = check_positive_int(head, "head")
     gs = max(stats.n - 2, 0)

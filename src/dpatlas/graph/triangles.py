@@ -56,6 +56,7 @@ from dpatlas.errors import PrivacyLeakWarning
 from dpatlas.graph._interval import BoundedRelease, bounded_halfwidth
 from dpatlas.graph._noise import check_count_noise
 from dpatlas.graph.adjacency import EdgeAdjacency
+from dpatlas.graph.backends import TRIANGLE_STATS
 from dpatlas.graph.exact.counting import common_neighbour_stats, triangle_count_exact
 from dpatlas.graph.exact.triangle_sensitivity import sensitivity_ladder, smooth_sensitivity
 from dpatlas.graph.input.edgegraph import as_edge_graph
@@ -189,12 +190,9 @@ def triangle_count(
     rho = None if d > 0 else (eps**2 + extra**2) / 2
     if budget is not None:
         budget.check(total, d, rho=rho)
-    if backend not in ("memory", "dask"):
-        raise ValueError(f'backend must be "memory" or "dask", got {backend!r}')
-    if backend == "dask":
-        from dpatlas.dask import triangle_stats
-
-        exact_stats = triangle_stats(graph, n=n, client=client)
+    elsewhere = TRIANGLE_STATS.on(backend)
+    if elsewhere is not None:
+        exact_stats = elsewhere(graph, n=n, client=client)
         stats = None if method == "global" else exact_stats
         g_n, public, exact = exact_stats.n, n is not None, exact_stats.triangles
     else:

@@ -11,6 +11,7 @@ from dpatlas.core.accounting.budget import Budget
 from dpatlas.core.rng import RandomSource, RngLike, get_source
 from dpatlas.core.validation import check_epsilon
 from dpatlas.spatial.adjacency import SiteAdjacency
+from dpatlas.spatial.backends import SITE_COUNTS
 from dpatlas.spatial.binning import bin_points
 from dpatlas.spatial.grid import Grid
 from dpatlas.spatial.methods import METHODS, SiteCounts, check_options
@@ -154,17 +155,14 @@ def heatmap(
     ((3, 4), 1.0, 'heatmap/uniform', True)
     """
     eps = check_epsilon(epsilon)
-    if backend not in ("memory", "dask"):
-        raise ValueError(f'backend must be "memory" or "dask", got {backend!r}')
+    elsewhere = SITE_COUNTS.on(backend)  # the same counts, e.g. on Dask (dpatlas.dask)
     options = check_options(method, method_options)
     adj = _adjacency(adjacency, max_sites_per_individual)
     if budget is not None:
         budget.check(eps)
     source = get_source(rng)
-    if backend == "dask":
-        from dpatlas.dask import site_counts as dask_site_counts  # the same counts, on Dask
-
-        data = dask_site_counts(
+    if elsewhere is not None:
+        data = elsewhere(
             sites, grid, adj, source, crs=crs, individual_column=individual_column, client=client
         )
     else:
