@@ -1,15 +1,218 @@
-"""``dpatlas demo``: see dpatlas work on the embedded public data in one command."""
+"""``dpatlas demo``: a private heatmap and a private triangle count of the embedded public data.
+
+The demo reads the two datasets of ``datasets/`` in a clone of the repository (Snow's 1854
+cholera deaths, one point per death; the Les Misérables co-occurrence graph, 77 nodes), opens a
+fresh budget ledger in the output folder, releases a heatmap per available method and one
+triangle count, shows that a release beyond the budget is refused, and writes every file into
+one folder. Because the data is public, the exact answers are shown beside the private ones;
+with sensitive data they never are.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from dpatlas.cli._common import SEED_NOTE, Output, add_command, add_seed
-from dpatlas.cli.progress import show_progress
+from dpatlas.cli.progress import Steps, show_progress
+from dpatlas.core.accounting.budget import Budget
+from dpatlas.core.rng import RngLike
+from dpatlas.errors import BudgetExceededError
 
-__all__ = ["add_parser"]
+__all__ = ["DemoResult", "add_parser", "find_data", "run_demo"]
+
+SNOW = "snow-cholera-deaths-1854.gpkg"
+LESMIS = "les-miserables.txt"
+SNOW_DATASET, GRAPH_DATASET = "snow-cholera-deaths-1854", "les-miserables"
+HEATMAP_EPSILON, CELL_SIZE, CRS = 0.5, 50.0, "EPSG:27700"
+TRIANGLE_EPSILON, GRAPH_NODES = 1.0, 77
+PUBLIC_NOTE = "shown only because this demo data is public; never shown for sensitive data"
+
+
+@dataclass
+class DemoResult:
+    """What the demo wrote and spent."""
+
+    out_dir: Path
+    ledger: Path
+    files: dict[str, Path] = field(default_factory=dict)
+    spent: dict[str, float] = field(default_factory=dict)
+    refused: str = ""
+
+
+def find_data(data_dir: str | Path | None = None) -> Path:
+    """The folder holding the demo data: ``data_dir``, or ``datasets/`` of this clone.
+
+    Examples
+    --------
+    >>> find_data().name
+    'datasets'
+    >>> find_data("/nowhere")
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: demo data (snow-cholera-deaths-1854.gpkg, les-miserables.txt) not found in /nowhere; ...
+    """
+    candidates = (
+        [Path(data_dir)]
+        if data_dir is not None
+        else [Path(__file__).resolve().parents[3] / "datasets", Path.cwd() / "datasets"]
+    )
+    for folder in candidates:
+        if (folder / SNOW).is_file() and (folder / LESMIS).is_file():
+            return folder
+    raise FileNotFoundError(
+        f"demo data ({SNOW}, {LESMIS}) not found in {', '.join(map(str, candidates))}; run the "
+        "demo from a clone of dpatlas (the data is not in the wheel) or pass --data DIR"
+    )
+
+
+def _methods() -> list[str]:
+    from dpatlas.spatial import METHODS
+
+    return ["uniform"] + [m for m in ("adaptive", "privtree") if m in METHODS]
+
+
+def _heatmaps(data: Path, out: Path, budget: Budget, rng: RngLike, result: DemoResult) -> list[str]:
+    import geopandas as gpd
+
+    from dpatlas.cli.heatmap import write_heatmap
+    from dpatlas.plot import plot_heatmaps, save_figure
+    from dpatlas.spatial import Grid, heatmap
+
+    deaths = gpd.read_file(data / SNOW, layer="deaths")
+    streets = gpd.read_file(data / SNOW, layer="streets")
+    pumps = gpd.read_file(data / SNOW, layer="pumps")
+    grid = Grid.from_bounds(tuple(streets.total_bounds), cell_size=CELL_SIZE, crs=CRS)
+    lines, maps = [], []
+    for method in _methods():
+        hm = heatmap(deaths, grid, epsilon=HEATMAP_EPSILON, method=method, budget=budget, rng=rng)
+        hm = hm.nonnegative()
+        name = "heatmap" if method == "uniform" else f"heatmap-{method}"
+        result.files[f"{name}.png"] = write_heatmap(
+            hm, out / f"{name}.png", outlines=[streets, pumps]
+        )
+        result.files[f"{name}.gpkg"] = write_heatmap(hm, out / f"{name}.gpkg")
+        maps.append(hm)
+        total = round(float(hm.estimate.sum()))
+        lines.append(
+            f"  {method:<9} epsilon={HEATMAP_EPSILON:g}  {hm.release.mechanism:<18} noisy total "
+            f"{total} deaths (exact {len(deaths)})"
+        )
+    if len(maps) > 1:
+        fig = plot_heatmaps(maps, _methods(), outlines=[streets, pumps])
+        result.files["heatmaps-compared.png"] = save_figure(fig, out / "heatmaps-compared.png")
+    return lines
+
+
+def _triangles(
+    data: Path, out: Path, budget: Budget, rng: RngLike, result: DemoResult
+) -> list[str]:
+    from dpatlas.cli.triangles import release_interval, triangle_report
+    from dpatlas.graph import read_edgelist, triangle_count
+    from dpatlas.graph.exact.counting import triangle_count_exact
+
+    graph = read_edgelist(data / LESMIS, n=GRAPH_NODES)
+    release = triangle_count(
+        graph, epsilon=TRIANGLE_EPSILON, method="ladder", budget=budget, rng=rng
+    )
+    exact = triangle_count_exact(graph)
+    report = triangle_report(release, exact=exact, source="Les Misérables (77 characters)")
+    (out / "triangles.txt").write_text(report + "\n", encoding="utf-8")
+    interval = release_interval(release)
+    payload = {
+        "value": release.value,
+        "interval95": None if interval is None else list(interval),
+        "epsilon": release.epsilon,
+        "delta": release.delta,
+        "mechanism": release.mechanism,
+        "seeded": release.seeded,
+        "exact_value": exact,
+        "exact_value_note": PUBLIC_NOTE,
+        "release": release.to_dict(),
+    }
+    (out / "triangles.json").write_text(json.dumps(payload, indent=2, default=str) + "\n")
+    result.files["triangles.txt"] = out / "triangles.txt"
+    result.files["triangles.json"] = out / "triangles.json"
+    try:
+        triangle_count(graph, epsilon=0.5, budget=budget, rng=rng)
+    except BudgetExceededError as err:
+        result.refused = str(err)
+    return report.splitlines()
+
+
+def _ledger_lines(budgets: dict[str, Budget]) -> list[str]:
+    lines = []
+    for name, budget in budgets.items():
+        spent, left = budget.spent, budget.remaining
+        lines.append(
+            f"  {name:<26} total epsilon={budget.total.epsilon:g}  spent={spent.epsilon:g}  "
+            f"remaining={left.epsilon:g}  ({len(budget.history)} release(s))"
+        )
+    return lines
+
+
+def run_demo(
+    out_dir: str | Path = "demo-output",
+    *,
+    data_dir: str | Path | None = None,
+    rng: RngLike = None,
+    progress: bool = False,
+    echo: Callable[[str], Any] = print,
+) -> DemoResult:
+    """Run the demo into ``out_dir`` (its ledger is started afresh) and print a summary.
+
+    Examples
+    --------
+    >>> import tempfile, matplotlib
+    >>> matplotlib.use("Agg")
+    >>> r = run_demo(tempfile.mkdtemp(), rng=0, echo=lambda line: None)
+    >>> sorted(r.files)[-2:], r.spent["les-miserables"]
+    (['triangles.json', 'triangles.txt'], 1.0)
+    >>> import shutil; shutil.rmtree(r.out_dir)
+    """
+    data = find_data(data_dir)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    ledger = out / "ledger.sqlite"
+    ledger.unlink(missing_ok=True)
+    result = DemoResult(out_dir=out, ledger=ledger)
+    n_maps = len(_methods())
+    budgets = {
+        SNOW_DATASET: Budget.open(ledger, dataset=SNOW_DATASET, epsilon=HEATMAP_EPSILON * n_maps),
+        GRAPH_DATASET: Budget.open(ledger, dataset=GRAPH_DATASET, epsilon=TRIANGLE_EPSILON),
+    }
+    with Steps(["heatmaps", "triangles"], enabled=progress, desc="demo") as bar:
+        with bar.step("private heatmaps of Snow's cholera deaths"):
+            map_lines = _heatmaps(data, out, budgets[SNOW_DATASET], rng, result)
+        with bar.step("private triangle count of Les Misérables"):
+            tri_lines = _triangles(data, out, budgets[GRAPH_DATASET], rng, result)
+    result.spent = {name: b.spent.epsilon for name, b in budgets.items()}
+    echo(f"Private heatmaps of Snow's 1854 cholera deaths ({CELL_SIZE:g} m cells, {CRS}; exact")
+    echo(f"values {PUBLIC_NOTE}):")
+    for line in map_lines:
+        echo(line)
+    echo("")
+    for line in tri_lines:
+        echo(line)
+    echo("")
+    echo(f"A further triangle release (epsilon=0.5) was refused: {result.refused}")
+    echo("")
+    echo(f"Privacy budget spent (ledger {ledger}):")
+    for line in _ledger_lines(budgets):
+        echo(line)
+    if rng is not None:
+        echo("Seeded run: the noise is reproducible and NOT secret (teaching only).")
+    echo("")
+    echo(f"Files written to {out}/:")
+    for name in sorted(result.files):
+        echo(f"  {name}")
+    echo(f"  {ledger.name}  (inspect: dpatlas budget history {ledger} --dataset {GRAPH_DATASET})")
+    return result
+
 
 _EPILOG = """\
 examples:
@@ -42,8 +245,6 @@ def add_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace, out: Output) -> int:
     """Run ``dpatlas demo``."""
     import matplotlib
-
-    from dpatlas.demo import run_demo
 
     matplotlib.use("Agg")
     result = run_demo(

@@ -14,7 +14,7 @@ import matplotlib
 import pytest
 
 from dpatlas import Budget
-from dpatlas.demo import GRAPH_DATASET, SNOW_DATASET, find_data, run_demo
+from dpatlas.cli.demo import GRAPH_DATASET, SNOW_DATASET, find_data, run_demo
 
 matplotlib.use("Agg")
 
