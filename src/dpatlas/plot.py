@@ -5,7 +5,8 @@ Every figure carries its privacy cost: map titles come from
 not). Drawing a release is post-processing and costs no privacy; never draw the private input
 (the sites themselves) beside it in a figure you publish.
 
-Matplotlib is imported lazily, so ``import dpatlas.plot`` is cheap.
+:func:`plot_heatmap` is :func:`dpatlas.spatial.products.plot.plot_heatmap` (also
+:meth:`dpatlas.spatial.Heatmap.plot`). Matplotlib is imported on use.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from dpatlas.spatial.products.plot import caption, draw_outlines, frame_axes, plot_heatmap
+
 __all__ = [
     "plot_heatmap",
     "plot_heatmaps",
@@ -24,80 +27,6 @@ __all__ = [
     "plot_privacy_utility",
     "save_figure",
 ]
-
-
-def _outline(ax: Any, outlines: Any, crs: Any) -> None:
-    """Draw public outlines (GeoSeries / GeoDataFrame, or a list of them) in the grid CRS."""
-    if outlines is None:
-        return
-    layers = outlines if isinstance(outlines, (list, tuple)) else [outlines]
-    for layer in layers:
-        if layer.crs is None:
-            raise ValueError("outlines need a CRS; set it with `.set_crs(...)`")
-        geoms = layer.to_crs(crs).geometry
-        kinds = set(geoms.geom_type)
-        if kinds <= {"Point", "MultiPoint"}:
-            geoms.plot(ax=ax, color="white", edgecolor="black", markersize=18, zorder=3)
-        else:
-            lines = geoms.boundary if kinds <= {"Polygon", "MultiPolygon"} else geoms
-            lines.plot(ax=ax, color="white", linewidth=0.6, alpha=0.8, zorder=2)
-
-
-def _frame(ax: Any, bounds: tuple[float, float, float, float]) -> None:
-    """Limit the axes to the grid and keep metre tick labels short and apart."""
-    from matplotlib.ticker import MaxNLocator
-
-    x0, y0, x1, y1 = bounds
-    ax.set_xlim(x0, x1)
-    ax.set_ylim(y0, y1)
-    ax.ticklabel_format(useOffset=False, style="plain")
-    ax.xaxis.set_major_locator(MaxNLocator(4))
-    ax.yaxis.set_major_locator(MaxNLocator(5))
-
-
-def plot_heatmap(
-    heatmap: Any,
-    ax: Any = None,
-    *,
-    outlines: Any = None,
-    title: str | None = None,
-    wrap: int = 70,
-    **kwargs: Any,
-) -> Any:
-    """A private heatmap with its colour bar, public outlines and ε in the title.
-
-    Wraps :meth:`dpatlas.spatial.Heatmap.plot` (colour bar, caption) and adds outlines.
-
-    Parameters
-    ----------
-    heatmap : dpatlas.spatial.Heatmap
-        The release to draw (its current estimate), on ``ax`` (a new figure if None).
-    outlines : GeoSeries, GeoDataFrame or list of them, optional
-        Public layers drawn on top: polygons and lines as white outlines, points as markers.
-    title : str, optional
-        A first title line; the privacy caption (wrapped at ``wrap`` characters) stays below.
-    **kwargs
-        Passed to ``imshow`` (e.g. ``vmin``, ``vmax``, ``cmap``). Returns the axes.
-
-    Examples
-    --------
-    >>> import matplotlib; matplotlib.use("Agg")
-    >>> import numpy as np, dpatlas.spatial as sp
-    >>> g = sp.Grid.from_bounds((0, 0, 3_000, 2_000), cell_size=1_000, crs="EPSG:3035")
-    >>> hm = sp.heatmap((np.array([500.0]), np.array([500.0])), g, epsilon=1.0,
-    ...                 crs="EPSG:3035", rng=0)
-    >>> ax = plot_heatmap(hm, title="Nests")
-    >>> ax.get_title().splitlines()[0], "ε = 1" in ax.get_title()
-    ('Nests', True)
-    """
-    from dpatlas.spatial.products.plot import caption
-
-    ax = heatmap.plot(ax=ax, **kwargs)
-    _outline(ax, outlines, heatmap.grid.crs)
-    _frame(ax, heatmap.grid.bounds)
-    first = "Private heatmap" if title is None else title
-    ax.set_title(f"{first}\n{textwrap.fill(caption(heatmap), wrap)}", fontsize=8)
-    return ax
 
 
 def plot_heatmaps(
@@ -174,8 +103,6 @@ def plot_interval_map(
     """
     import matplotlib.pyplot as plt
 
-    from dpatlas.spatial.products.plot import caption
-
     low, high = heatmap.confidence_interval(level)
     layers = [
         (f"lower end of {level:.0%} interval", heatmap.as_grid(low)),
@@ -189,8 +116,8 @@ def plot_interval_map(
     for ax, (name, values) in zip(axes, layers, strict=True):
         image = ax.imshow(values, extent=(x0, x1, y0, y1), origin="upper", vmin=vmin, vmax=vmax)
         fig.colorbar(image, ax=ax, shrink=0.8, label="sites per cell")
-        _outline(ax, outlines, heatmap.grid.crs)
-        _frame(ax, heatmap.grid.bounds)
+        draw_outlines(ax, outlines, heatmap.grid.crs)
+        frame_axes(ax, heatmap.grid.bounds)
         ax.set_title(name, fontsize=9)
     fig.suptitle(textwrap.fill(caption(heatmap), 120), fontsize=8)
     fig.tight_layout()

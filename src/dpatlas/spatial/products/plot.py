@@ -1,4 +1,7 @@
-"""A matplotlib map of a released heatmap, with ε and the mechanism in its title."""
+"""A matplotlib map of a released heatmap, with ε and the mechanism in its title.
+
+Drawing a release is post-processing and costs no privacy. Matplotlib is imported on use.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +15,7 @@ from dpatlas.spatial.methods._tree_release import noise_of
 if TYPE_CHECKING:
     from dpatlas.spatial.products.result import Heatmap
 
-__all__ = ["caption", "plot_heatmap"]
+__all__ = ["caption", "draw_outlines", "frame_axes", "plot_heatmap"]
 
 
 def caption(heatmap: Heatmap) -> str:
@@ -38,21 +41,75 @@ def caption(heatmap: Heatmap) -> str:
     )
 
 
-def plot_heatmap(heatmap: Heatmap, ax: Any = None, *, cmap: str = "viridis", **kwargs: Any) -> Any:
-    """Draw the current estimate on ``ax`` (a new figure if None) and return the axes.
+def draw_outlines(ax: Any, outlines: Any, crs: Any) -> None:
+    """Draw public outlines (GeoSeries / GeoDataFrame, or a list of them) in the grid CRS."""
+    if outlines is None:
+        return
+    layers = outlines if isinstance(outlines, (list, tuple)) else [outlines]
+    for layer in layers:
+        if layer.crs is None:
+            raise ValueError("outlines need a CRS; set it with `.set_crs(...)`")
+        geoms = layer.to_crs(crs).geometry
+        kinds = set(geoms.geom_type)
+        if kinds <= {"Point", "MultiPoint"}:
+            geoms.plot(ax=ax, color="white", edgecolor="black", markersize=18, zorder=3)
+        else:
+            lines = geoms.boundary if kinds <= {"Polygon", "MultiPolygon"} else geoms
+            lines.plot(ax=ax, color="white", linewidth=0.6, alpha=0.8, zorder=2)
+
+
+def frame_axes(ax: Any, bounds: tuple[float, float, float, float]) -> None:
+    """Limit the axes to the grid and keep metre tick labels short and apart."""
+    from matplotlib.ticker import MaxNLocator
+
+    x0, y0, x1, y1 = bounds
+    ax.set_xlim(x0, x1)
+    ax.set_ylim(y0, y1)
+    ax.ticklabel_format(useOffset=False, style="plain")
+    ax.xaxis.set_major_locator(MaxNLocator(4))
+    ax.yaxis.set_major_locator(MaxNLocator(5))
+
+
+def plot_heatmap(
+    heatmap: Heatmap,
+    ax: Any = None,
+    *,
+    outlines: Any = None,
+    title: str | None = None,
+    wrap: int = 70,
+    cmap: str = "viridis",
+    **kwargs: Any,
+) -> Any:
+    """Draw the current estimate with its colour bar, public outlines and ε in the title.
 
     Unreleased cells are left blank; suppressed cells (if flagged) are blank too. The title
-    carries ε and the mechanism, so a saved figure never loses them. ``kwargs`` go to
-    ``ax.imshow``.
+    carries ε and the mechanism (:func:`caption`), so a saved figure never loses them.
+
+    Parameters
+    ----------
+    heatmap : Heatmap
+        The release to draw (its current estimate), on ``ax`` (a new figure if None).
+    outlines : GeoSeries, GeoDataFrame or list of them, optional
+        Public layers drawn on top: polygons and lines as white outlines, points as markers.
+    title : str, optional
+        A first title line (``"Private heatmap"`` if None); the privacy caption (wrapped at
+        ``wrap`` characters) stays below.
+    cmap : str, default "viridis"
+    **kwargs
+        Passed to ``imshow`` (e.g. ``vmin``, ``vmax``, ``norm``). Returns the axes.
 
     Examples
     --------
+    >>> import matplotlib; matplotlib.use("Agg")
     >>> import numpy as np, dpatlas.spatial as sp
     >>> g = sp.Grid.from_bounds((0, 0, 2, 1), cell_size=1, crs="EPSG:3035")
     >>> hm = sp.heatmap((np.array([0.5]), np.array([0.5])), g, epsilon=1.0, crs=3035, rng=0)
     >>> ax = hm.plot()
     >>> "ε = 1 (whole map), heatmap/uniform" in ax.get_title()
     True
+    >>> ax = plot_heatmap(hm, title="Nests")
+    >>> ax.get_title().splitlines()[0], "ε = 1" in ax.get_title()
+    ('Nests', True)
     """
     import matplotlib.pyplot as plt
 
@@ -65,7 +122,10 @@ def plot_heatmap(heatmap: Heatmap, ax: Any = None, *, cmap: str = "viridis", **k
     x0, y0, x1, y1 = heatmap.grid.bounds
     image = ax.imshow(values, extent=(x0, x1, y0, y1), origin="upper", cmap=cmap, **kwargs)
     ax.figure.colorbar(image, ax=ax, label="noisy site count per cell")
-    ax.set_title("Private heatmap\n" + textwrap.fill(caption(heatmap), 70), fontsize=8)
     ax.set_xlabel(f"x (m, {heatmap.grid.crs.to_string()})")
     ax.set_ylabel("y (m)")
+    draw_outlines(ax, outlines, heatmap.grid.crs)
+    frame_axes(ax, heatmap.grid.bounds)
+    first = "Private heatmap" if title is None else title
+    ax.set_title(f"{first}\n{textwrap.fill(caption(heatmap), wrap)}", fontsize=8)
     return ax
