@@ -1,4 +1,4 @@
-"""Regenerate the 50-digit references of tests/core/test_gaussian_profile.py (needs mpmath).
+"""Regenerate the 50-digit references of tests/core/noise/test_gaussian_profile.py (needs mpmath).
 
 Usage: ``.venv/bin/python tools/gaussian_refs.py calib`` prints the CALIBRATION rows (epsilon,
 delta, root for delta * (1 - 2e-9), root for delta) and ``... profile`` the AT_ROOT and

@@ -26,9 +26,11 @@ FAST = settings(
 SLOW = settings(FAST, max_examples=10_000)
 
 BAD_NUMBERS = [0, 0.0, -0.0, -1, -1e-300, float("nan"), float("inf"), -float("inf"), True, False]
-# Tolerances for open findings, each pinned by a strict xfail in test_known_bugs.py so that the
-# fuzzers keep hunting meanwhile; delete an entry with its fix (the pin then moves to a
-# test_regressions_*.py). Hypothesis statistics (--hypothesis-show-statistics) count the hits.
+# Tolerances for open findings, each pinned by a strict xfail in tests/fuzz/test_known_bugs.py
+# (none is open now: create it for the next one) so that the fuzzers keep hunting meanwhile;
+# delete an entry with its fix: the XPASS then fails the suite and the pin moves beside its
+# module's tests as a regression test (tests/<package>/test_<module>_regressions.py).
+# Hypothesis statistics (--hypothesis-show-statistics) count the hits.
 # Messages of documented errors that do not name the parameter yet:
 KNOWN_UNCLEAR: tuple[str, ...] = ()
 # Exceptions that are bugs (wrong type, or a spend recorded before the failure):

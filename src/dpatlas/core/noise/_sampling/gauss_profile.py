@@ -33,7 +33,7 @@ log of the bracket is within ``17·2**-53 (1 + |log|)`` (wide; narrow with ``c <
 Rounding ``a`` and ``w`` from ``u`` and ``ε`` perturbs the input, to which δ reacts with a
 condition number ``~ |a|·w``. Against 50-digit mpmath over 55,000 random ``(u, ε)`` covering all
 branches the relative error was ``<= 3.2·2**-53 (|log δ| + |a|·w + 100)``;
-``tests/core/test_gaussian_profile.py`` asserts ``4·2**-53 (...)`` on 90 references. Where
+``tests/core/noise/test_gaussian_profile.py`` asserts ``4·2**-53 (...)`` on 90 references. Where
 δ >= 1e-300 and ε <= 1e6, ``a < 0`` forces ``c <= 37`` (``δ <= Φ(−c)``) and ``u < sqrt(2ε)``,
 so the bound is <= 2.5e-11: far inside the 1e-9 margin of the calibration.
 """

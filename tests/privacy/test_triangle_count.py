@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from tests.audit._graphs import METHODS, PAIRS
+from tests.privacy._graphs import METHODS, PAIRS
 
 from dpatlas.audit import AuditResult, audit
 from dpatlas.graph.triangles import triangle_count

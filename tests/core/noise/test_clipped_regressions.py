@@ -1,0 +1,72 @@
+"""Bugs the fuzzers found in clipped_sum and clipped_mean, now fixed: a regression test each."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dpatlas import Budget, clipped_mean, clipped_sum
+
+TINY = 1.1275418570687996e-307
+
+
+def test_clipped_mean_tiny_epsilon_refused_without_spend():
+    budget = Budget(1.0)
+    with pytest.raises(ValueError, match="epsilon"):
+        clipped_mean([0.0], lower=-21.0, upper=1.0, epsilon=TINY, budget=budget, rng=0)
+    assert budget.history == ()
+
+
+def test_clipped_sum_tiny_epsilon_is_a_value_error():
+    with pytest.raises(ValueError, match="epsilon"):
+        clipped_sum([0.0], lower=-21.0, upper=1.0, epsilon=TINY, rng=0)
+
+
+def test_clipped_sum_near_the_largest_float_refused_before_spending():
+    # slow-fuzz find: spent, then 'overflow encountered in multiply' (an infinite release)
+    values = np.array([[6.78804145e16, 1.79769313e308], [4.91365814e16, 0.0]])
+    budget = Budget(1e6)
+    for seed in range(20):  # the overflow depended on the noise draw: every draw is refused
+        with pytest.raises(ValueError, match=r"values reach 1\.79e\+308: .* largest float"):
+            clipped_sum(
+                values, lower=1e-6, upper=1.79e308, epsilon=183908.3, rng=seed, budget=budget
+            )
+    assert budget.history == ()
+
+
+def test_clipped_mean_tiny_bound_and_split_refused_before_spending():
+    # slow-fuzz find: the pre-check missed laplace's grid inflation (scale ~2**116): spent, then
+    # refused
+    budget = Budget(1e6)
+    with pytest.raises(ValueError, match=r"noise scale sensitivity/epsilon is about 2\*\*116"):
+        clipped_mean(
+            0, lower=-8.835e-207, upper=0.0, epsilon=1.0, split=2.3e-35, budget=budget, rng=0
+        )
+    assert budget.history == ()
+
+
+@pytest.mark.parametrize("n", [None, 2])
+@pytest.mark.parametrize("mechanism", [clipped_sum, clipped_mean])
+def test_clipped_sum_overflowing_a_float_is_refused(mechanism, n):
+    # was RuntimeWarning: overflow encountered in reduce (clipped_sum), a misleading message
+    # about "values" (clipped_mean)
+    kwargs = {} if mechanism is clipped_sum or n is None else {"n": n}
+    budget = Budget(10.0)
+    with pytest.raises(ValueError, match=r"the sum of the 2 clipped values overflows a float"):
+        mechanism([1e308, 1e308], lower=0, upper=1.7e308, epsilon=1.0, budget=budget, **kwargs)
+    assert budget.history == ()
+
+
+def test_clipped_mean_with_n_and_bounds_too_far_apart():
+    # was 'sensitivity must be a finite number > 0, got inf', naming no parameter of clipped_mean
+    with pytest.raises(ValueError, match=r"upper - lower must be a finite float"):
+        clipped_mean([0.0], lower=-1.7e308, upper=1.7e308, epsilon=1.0, n=1)
+
+
+@pytest.mark.parametrize(
+    ("lower", "upper", "name"), [(-(10**400), 1, "lower"), (0, 10**400, "upper")]
+)
+def test_clipped_bounds_beyond_the_float_range(lower, upper, name):
+    # was OverflowError: int too large to convert to float
+    with pytest.raises(ValueError, match=rf"{name} must be a finite number \(a public bound\)"):
+        clipped_mean([0.0], lower=lower, upper=upper, epsilon=1.0)

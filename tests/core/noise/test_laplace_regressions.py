@@ -1,0 +1,27 @@
+"""Bugs the fuzzers found in laplace, now fixed: a regression test each."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from dpatlas import laplace
+
+
+def test_laplace_huge_value_is_a_value_error():
+    with pytest.raises(ValueError, match="values"):
+        laplace(1e308, sensitivity=1.0, epsilon=1.0, rng=0)
+
+
+def test_laplace_scale_beyond_the_float_range_refused():
+    with pytest.raises(ValueError, match=r"sensitivity / epsilon = 1e\+306"):
+        laplace(0.0, sensitivity=1e300, epsilon=1e-6, rng=0)
+    assert math.isfinite(laplace(1e307, sensitivity=1e300, epsilon=1.0, rng=0).value)
+
+
+def test_laplace_scale_of_a_huge_sensitivity_is_finite():
+    # slow-fuzz find: Release.scale was g * t / s, which overflowed to inf (g * t > 1.8e308)
+    rel = laplace(0, sensitivity=6.8576518160073485e302, epsilon=1.0, rng=0)
+    assert rel.scale == pytest.approx(6.8576518160073485e302, rel=1e-5)
+    assert math.isfinite(rel.value)

@@ -1,0 +1,73 @@
+"""Bugs the fuzzers found in the graph releases' noise scales, now fixed: a regression test each."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dpatlas import Budget
+from dpatlas.core.noise.ladder import ladder_mechanism
+from dpatlas.graph import clustering_coefficient, kstar_count, triangle_count
+
+# triangle_count(..., epsilon=1e-300, method="ladder", interval_epsilon=1.0) debited the budget
+# and then failed in the ladder's sampler (scale 2/ε beyond 2**50). Every count release now
+# checks its noise scales on public values first (dpatlas.graph._noise). The tests use
+# ε = 1e-150: at 1e-300 without an interval, ρ = ε²/2 underflows (its own refusal, below).
+PATH = np.array([[0, 1], [0, 2]])
+TRIANGLE = np.array([[0, 1], [1, 2], [2, 0]])
+TOO_SMALL = "too large \\(> 2\\*\\*50\\) to sample exactly"
+
+
+@pytest.mark.parametrize(
+    ("method", "interval_epsilon"),
+    [("ladder", None), ("ladder", 1.0), ("smooth", None), ("smooth", 1.0), ("global", None)],
+)
+def test_triangle_count_refuses_an_unsampleable_scale_before_spending(method, interval_epsilon):
+    budget = Budget(1e6, 0.9)
+    delta = 1e-6 if method == "smooth" else 0.0
+    with pytest.raises(ValueError, match=TOO_SMALL):
+        triangle_count(
+            PATH, n=3, epsilon=1e-150, delta=delta, method=method, budget=budget, rng=0,
+            interval_epsilon=interval_epsilon,
+        )  # fmt: skip
+    assert budget.history == ()
+
+
+def test_an_unsampleable_interval_epsilon_is_refused_before_spending():
+    budget = Budget(1e6, 0.9)
+    with pytest.raises(ValueError, match=TOO_SMALL):
+        triangle_count(TRIANGLE, n=3, epsilon=1.0, budget=budget, rng=0, interval_epsilon=1e-150)
+    with pytest.raises(ValueError, match=TOO_SMALL):
+        kstar_count(TRIANGLE, 2, n=3, epsilon=1.0, budget=budget, rng=0, interval_epsilon=1e-150)
+    assert budget.history == ()
+
+
+@pytest.mark.parametrize("method", ["ladder", "global"])
+def test_kstar_and_clustering_refuse_before_spending(method):
+    budget = Budget(1e6, 0.9)
+    with pytest.raises(ValueError, match=TOO_SMALL):
+        kstar_count(PATH, 2, n=3, epsilon=1e-150, method=method, budget=budget, rng=0)
+    with pytest.raises(ValueError, match=TOO_SMALL):
+        clustering_coefficient(TRIANGLE, n=3, epsilon=1e-150, method=method, budget=budget, rng=0)
+    assert budget.history == ()
+
+
+def test_ladder_mechanism_refuses_before_spending():
+    budget = Budget(1.0)
+    with pytest.raises(ValueError, match=TOO_SMALL):
+        ladder_mechanism(5, [1, 2], epsilon=1e-150, budget=budget, rng=0)
+    assert budget.history == ()
+
+
+def test_usable_epsilons_still_release():
+    budget = Budget(10.0, 0.9)
+    rel = triangle_count(TRIANGLE, n=3, epsilon=1.0, budget=budget, rng=0, interval_epsilon=0.5)
+    assert rel.epsilon == 1.5
+    assert len(budget.history) == 1
+
+
+def test_an_epsilon_whose_zcdp_cost_underflows_is_refused_with_a_clear_message():
+    budget = Budget(1.0)
+    with pytest.raises(ValueError, match=r"zCDP cost of epsilon=1e-300 underflows to 0"):
+        triangle_count(PATH, n=3, epsilon=1e-300, budget=budget, rng=0)
+    assert budget.history == ()
