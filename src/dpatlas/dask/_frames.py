@@ -1,8 +1,8 @@
 """Dask inputs: a dask (geo)DataFrame or a path / glob of Parquet files, as lazy partitions.
 
 Files are always loaded by ``read_parquet`` on the workers: a large frame embedded in the task
-graph (``from_pandas``) makes every task carry its data through the scheduler (70x slower in a
-trial here), so in-memory frames are refused with the fix in the message.
+graph (``from_pandas``) makes every task carry its data through the scheduler (far slower:
+docs/dask.md), so in-memory frames are refused with the fix in the message.
 """
 
 from __future__ import annotations

@@ -84,7 +84,7 @@ def hash_block(span: int, *pieces: tuple[np.ndarray, np.ndarray]) -> tuple[Any, 
 
 
 def _firsts(values: np.ndarray) -> np.ndarray:
-    """True where a sorted array starts a new value (``np.unique`` is ~20x slower in numpy 2.4)."""
+    """True where a sorted array starts a new value (faster than ``np.unique``: docs/design-notes.md)."""
     out = np.ones(values.size, dtype=bool)
     np.not_equal(values[1:], values[:-1], out=out[1:])
     return out

@@ -1,4 +1,20 @@
-"""``heatmap(sites, grid, epsilon=...)``: a private gridded map of sensitive sites."""
+"""``heatmap(sites, grid, epsilon=...)``: a private gridded map of sensitive sites.
+
+Privacy (proof sketch). Every public input (grid extent, cell size, CRS, mask, ε, ``k``)
+comes from the caller; nothing is derived from the sites. Keeping a site or not depends
+only on its own location against the public grid and, for contribution bounding, on
+random keys drawn without looking at locations, so each individual keeps at most ``k``
+sites whatever the rest of the data. Released cells are disjoint, so adding or removing
+one individual changes the vector of cell counts by at most ``k`` in L1 (``2k`` when
+replacing). Independent discrete Laplace noise of scale ``Δ/ε`` on every cell then makes
+the whole vector ε-DP: parallel composition, one debit of ε for the map (see
+:func:`~dpatlas.spatial.methods.uniform`). The number of dropped sites is never reported.
+The multi-level methods prove their own cost (sequential composition of a tree or a
+noisy N and two levels, each debited once in total before noise; see their modules), and
+:func:`~dpatlas.spatial.products.postprocess.consistent` reads their release only. With
+``backend=`` the same exact counts are computed elsewhere (:mod:`dpatlas.spatial.backends`);
+the debit and the noise stay here.
+"""
 
 from __future__ import annotations
 
@@ -132,18 +148,7 @@ def heatmap(
 
     Notes
     -----
-    Privacy (proof sketch). Every public input (grid extent, cell size, CRS, mask, ε, ``k``)
-    comes from the caller; nothing is derived from the sites. Keeping a site or not depends
-    only on its own location against the public grid and, for contribution bounding, on
-    random keys drawn without looking at locations, so each individual keeps at most ``k``
-    sites whatever the rest of the data. Released cells are disjoint, so adding or removing
-    one individual changes the vector of cell counts by at most ``k`` in L1 (``2k`` when
-    replacing). Independent discrete Laplace noise of scale ``Δ/ε`` on every cell then makes
-    the whole vector ε-DP: parallel composition, one debit of ε for the map (see
-    :func:`~dpatlas.spatial.methods.uniform`). The number of dropped sites is never reported.
-    The multi-level methods prove their own cost (sequential composition of a tree or a
-    noisy N and two levels, each debited once in total before noise; see their modules), and
-    :func:`~dpatlas.spatial.products.postprocess.consistent` reads their release only.
+    ε-DP for the whole map, debited once; the proof sketch is in the module docstring.
 
     Examples
     --------

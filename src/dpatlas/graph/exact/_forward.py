@@ -11,14 +11,14 @@ once, at the edge ``z -> y``, as the common out-neighbour ``x`` of ``z`` and ``y
   non-hub part of ``out(y)`` (out-lists are built sorted by rank, hubs first).
 
 The work is at most the sum over oriented edges ``z -> y`` of ``|out(y)|``, ``O(m sqrt(m))``;
-hubs take 75-95% of it on the SNAP graphs. The memory is one oriented copy of the edges (one
+hubs take most of it on the SNAP graphs (docs/design-notes.md). The memory is one oriented copy of the edges (one
 index each), ``n`` flags and ``n * words`` bitset words, capped at :data:`BITSET_BUDGET_WORDS`.
 
 Why compiled code: the per-edge set intersection is a data-dependent inner loop. Numpy can only
 express it by materialising wedges or bitsets per edge (the previous implementation: hub bitsets
-gathered per edge plus a scipy sparse product for the rest); on email-Enron this kernel is about
-4.5x faster than that, and needs no blocking to bound its memory. It is cached on disk
-(``cache=True``): the first call after an install compiles it, about 1-2 s, once.
+gathered per edge plus a scipy sparse product for the rest); this kernel is faster than that
+(docs/design-notes.md) and needs no blocking to bound its memory. It is cached on disk
+(``cache=True``): the first call after an install compiles it, once.
 """
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ def _forward(
             for i in range(words):
                 common += _popcount(bits[z, i] & bits[y, i])
             for j in range(rest[y], optr[y + 1]):
-                common += marked[out[j]]  # no branch: 10% faster than `if marked[...]`
+                common += marked[out[j]]  # no branch: faster than `if marked[...]`
             total += common
         for k in range(rest[z], optr[z + 1]):
             marked[out[k]] = 0

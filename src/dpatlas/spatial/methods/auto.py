@@ -10,15 +10,12 @@ uniform grid wins because every cell gets all of ε and there is nothing to adap
   small next to the counts, so splitting ε between a tree and its counts does not pay);
 * ``"privtree"`` otherwise, with a third of ε for the tree and two thirds for the leaf counts,
   and the split threshold ``θ = -1.5δ`` (:data:`PRIVTREE_OPTIONS`; ``method="privtree"``
-  alone keeps the paper's ε/2 + ε/2 and ``θ = -δ``). On DPBench the 1/3 split has
-  0.84–1.00× the error of the even split (mean over six seeds of 20 repetitions, with
-  ``θ = -δ``; docs/dpbench.md): leaf noise is a large part of PrivTree's error there, and a
-  tree bought with ε/3 is still fine enough (splits between 0.3 and 0.4 measure alike; 0.6
-  and 0.7 are clearly worse). The lower threshold splits half a level deeper at the same
-  cost; alone it only moves error between settings (more empty leaves on the concentrated
-  SF-cabs shape), but with the empty-region step of
-  :func:`~dpatlas.spatial.products.postprocess.consistent` the empty leaves cost little and it pays
-  on every shape (docs/dpbench.md, seed table).
+  alone keeps the paper's ε/2 + ε/2 and ``θ = -δ``). Leaf noise is a large part of
+  PrivTree's error, and a tree bought with ε/3 is still fine enough; the lower threshold
+  splits half a level deeper at the same cost, and the empty-region step of
+  :func:`~dpatlas.spatial.products.postprocess.consistent` keeps the extra empty leaves cheap.
+  The measurements behind both constants are in docs/dpbench.md ("Figures behind the
+  defaults").
 
 Privacy: the choice and the options read only public inputs (the grid, ε, a public
 ``n_sites``; the split and the threshold are constants, θ a public multiple of the public

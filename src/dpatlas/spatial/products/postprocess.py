@@ -1,7 +1,7 @@
 """Post-processing of released heatmaps: reads noisy counts only, so it costs no privacy.
 
-Plain clamping of negative counts to 0 inflates the total (by +20% to +200% when N·ε is
-small, see BENCHMARKS.md) and with it every region sum. :func:`nonnegative` instead projects the
+Plain clamping of negative counts to 0 inflates the total (the more, the smaller N·ε;
+docs/dpbench.md, "Figures behind the defaults") and with it every region sum. :func:`nonnegative` instead projects the
 noisy counts onto the non-negative vectors with the *same total*.
 """
 

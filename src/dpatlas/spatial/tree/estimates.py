@@ -52,7 +52,8 @@ def nonnegative(h: Hierarchy, values: np.ndarray) -> np.ndarray:
     (:func:`~dpatlas.spatial.tree._groups.project_groups`). So every node total is preserved when
     it can be (it is non-negative and its parent's was preserved) and a negative count is
     absorbed by its siblings, close to where it arose, rather than across the map. Plain
-    clamping at 0 would instead inflate the total (BENCHMARKS.md: +20% at N = 10⁴, ε = 1).
+    clamping at 0 would instead inflate the total (docs/dpbench.md, "Figures behind the
+    defaults").
     """
     values = np.asarray(values, dtype=np.float64)
     return _top_down(h, values, max(float(values[0]), 0.0), project_groups)

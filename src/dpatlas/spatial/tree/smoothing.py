@@ -44,10 +44,9 @@ def pycnophylactic(
     iterations : int, optional
         Smoothing rounds. The default ``None`` runs until a round moves less than
         ``TOLERANCE`` (1e-4) of the total (L1), at least ``MIN_ROUNDS`` (20) and at most
-        ``MAX_ROUNDS`` (200) rounds: dense maps of small leaves settle in 20, sparse maps of
-        large leaves need 40–180 (on DPBench at N = 10⁴ that lowers the MRE by 1–12% against
-        20 fixed rounds, and changes nothing at N = 10⁶). A round costs about 17 ms on a
-        1000×1000 grid.
+        ``MAX_ROUNDS`` (200) rounds: dense maps of small leaves settle early, sparse maps of
+        large leaves need more (what that gains and what a round costs: docs/dpbench.md,
+        "Figures behind the defaults").
     window : int
         The side (cells) of the moving-average window.
 
