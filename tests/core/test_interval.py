@@ -9,13 +9,13 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from dpatlas.core.noise.discrete_cauchy import discrete_cauchy_pmf
 from dpatlas.core.interval import (
     NOISE_SHARE,
     bound_rule,
     certified_coverage,
     dlap_cdf,
 )
+from dpatlas.core.noise.discrete_cauchy import discrete_cauchy_pmf
 from dpatlas.core.noise.ladder_exact import SteepLadder, ladder_pmf, steep_cdf, steep_quantile
 from dpatlas.core.noise.smooth import (
     SmoothSteep,

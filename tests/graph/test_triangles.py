@@ -223,6 +223,7 @@ def test_release_carries_only_public_facts() -> None:
         "interval_epsilon",
         "count_epsilon",
         "global_sensitivity",
+        "interval",
     }
     for method, delta in (("ladder", 0.0), ("smooth", 0.0), ("smooth", 1e-6)):
         rel = tri.triangle_count(g, epsilon=1.0, method=method, delta=delta, rng=2)

@@ -1,50 +1,120 @@
-"""Intervals of counts released with a data-dependent noise scale and a bought bound (internal).
+"""Intervals of graph counts released with a data-dependent noise scale and a bought bound (internal).
 
-Shared by :mod:`dpatlas.graph.triangles` (bound on ``a_max``) and :mod:`dpatlas.graph.kstars`
-(bound on ``d_max``), whose module docstrings prove the intervals. The release metadata holds
-``noisy_<bound>`` (the bound plus discrete Laplace noise of scale ``<bound>_noise_scale``); with
-``h`` that noise's ``γ/4`` one-sided quantile, ``noisy + h`` bounds the statistic from above and
-``noisy - h`` from below, each failing with probability ``<= γ/4``, and every ladder of the
-count then lies between the ladders built from those two values.
+Shared by :mod:`dpatlas.graph.triangles` (bound on ``a_max``), :mod:`dpatlas.graph.kstars`
+(``c_max`` for 2-stars, ``d_max`` for larger stars) and, through them,
+:mod:`dpatlas.graph.clustering`. The release metadata holds ``noisy_<bound>``: the statistic
+plus discrete Laplace noise of scale ``1/interval_epsilon`` (the statistic has edge sensitivity
+1, so this costs ``interval_epsilon``), and the public facts the interval needs.
+
+Triangles and 2-stars (:func:`steep_halfwidth`): the ladder (``LS(t)``, ``U(t)``, or the 2-star
+ladder ``min(GS, c_max + t)``) starts at the bounded statistic and climbs by 0 or 1 per step, so
+its release noise is stochastically below the steep ladder's from any upper bound
+(:mod:`dpatlas.core.noise.ladder_exact`); smooth noise grows with the steep ladder's smooth bound
+(:class:`~dpatlas.core.noise.smooth.SmoothSteep`). :mod:`dpatlas.core.interval` turns the noisy bound
+into a half-width whose coverage, over the count noise and the bound noise together, is
+certified to be at least the level for every graph.
+
+Larger stars (:func:`two_sided_halfwidth`): their ladder climbs faster than one per step, so the
+steep family does not apply. With ``h`` the ``γ/4`` one-sided quantile of the bound noise,
+``noisy + h`` bounds the statistic from above and ``noisy - h`` from below, each failing with
+probability ``<= γ/4``; every ladder of the count then lies between the ladders built from those
+two values, and a tail bound valid for all of them takes the remaining ``γ/2`` (ladder) or
+``3γ/4`` (smooth): a union bound, valid but wider.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
-from dpatlas.core.noise.discrete_laplace import upper_tail_bound
-from dpatlas.core.noise.ladder_exact import ladder_halfwidth
-from dpatlas.core.noise.smooth import smooth_bound, smooth_halfwidth
+from dpatlas.core.interval import NoiseFamily, bound_rule
+from dpatlas.core.noise.discrete_laplace import rational_scale, upper_tail_bound
+from dpatlas.core.noise.ladder_exact import SteepLadder, ladder_halfwidth
+from dpatlas.core.noise.smooth import SmoothSteep, smooth_bound, smooth_halfwidth
 from dpatlas.core.release import Release
+
+__all__ = [
+    "BoundedRelease",
+    "check_level",
+    "interval_note",
+    "steep_halfwidth",
+    "two_sided_halfwidth",
+]
+
+
+def check_level(level: Any) -> float:
+    """``level`` as a float in (0, 1), or the ValueError every interval raises."""
+    if isinstance(level, bool) or not (isinstance(level, (int, float)) and 0.0 < level < 1.0):
+        raise ValueError(f"level must be in (0, 1), got {level!r}; e.g. 0.95 for a 95% interval")
+    return float(level)
+
+
+def interval_note(covers: str, kind: str, cost: float = 0.0, bound: str | None = None) -> dict:
+    """The metadata that says what ``confidence_interval(level)`` of a graph release means.
+
+    ``kind`` is ``"noise only"`` (public noise scale: the interval is the noise quantile),
+    ``"noise and bound"`` (private scale bounded by a bought noisy ``bound``; coverage is over
+    both noises) or ``"none"`` (no interval: the scale is private and no bound was bought).
+
+    Examples
+    --------
+    >>> interval_note("the exact edge count", "noise only")["coverage"]
+    'at least the level, for every graph: the exact noise quantile at the public scale'
+    """
+    coverage = {
+        "noise only": "at least the level, for every graph: the exact noise quantile at the "
+        "public scale",
+        "noise and bound": "at least the level, for every graph, over the noise of the count "
+        "and the noise of the bought bound together (marginal, not conditional on the bound)",
+        "none": "no interval: the noise scale depends on the graph; buy one with interval_epsilon",
+    }[kind]
+    note: dict[str, Any] = {"covers": covers, "kind": kind, "coverage": coverage}
+    if kind != "none":
+        note["cost_epsilon"] = cost
+    if bound is not None:
+        note["bound"] = bound
+    return note
+
+
+def steep_family(meta: Any) -> NoiseFamily:
+    """The noise family of a ladder / smooth release on a steep-dominated ladder (public facts)."""
+    gs, eps = int(meta["global_sensitivity"]), float(meta["count_epsilon"])
+    if meta["method"] == "smooth":
+        return SmoothSteep(gs, eps, float(meta["delta"]))
+    return SteepLadder(gs, eps)
+
+
+def steep_halfwidth(meta: Any, level: float, noisy: Any) -> np.ndarray:
+    """Half-widths ``h(noisy)`` of the certified rule at ``level`` (vectorised over ``noisy``)."""
+    scale = rational_scale(1 / float(meta["interval_epsilon"]))
+    return bound_rule(steep_family(meta), level, scale).halfwidth(noisy)
 
 
 class BoundedRelease(Release, ABC):
-    """A release whose ladder / smooth interval needs the noisy bound ``noisy_<bound>``."""
-
-    bound: ClassVar[str]
+    """A release whose ladder / smooth interval needs a bought noisy bound (``metadata["interval"]``)."""
 
     def confidence_interval(self, level: float = 0.95) -> tuple[Any, Any]:
-        """Interval containing the exact count with probability ``>= level`` (count's module)."""
+        """Interval containing the exact count with probability ``>= level``.
+
+        ``metadata["interval"]`` says what it covers and how (count's module docstring).
+        """
         meta = self.metadata
         if meta.get("constant"):
             return self.value, self.value
-        if f"noisy_{self.bound}" not in meta:
+        if "bound" not in meta.get("interval", {}):
             return super().confidence_interval(level)
-        if not (isinstance(level, (int, float)) and 0.0 < level < 1.0):
-            raise ValueError(f"level must be in (0, 1), got {level!r}; e.g. 0.95")
-        h = self._halfwidth(1.0 - float(level))
+        h = self._halfwidth(check_level(level))
         return self.value - h, self.value + h
 
     @abstractmethod
-    def _halfwidth(self, gamma: float) -> int:
-        """Noise half-width failing with probability ``<= γ`` (see :func:`bounded_halfwidth`)."""
+    def _halfwidth(self, level: float) -> int:
+        """Noise half-width: the interval is ``value ± h``."""
 
 
-def bounded_halfwidth(
+def two_sided_halfwidth(
     meta: Any,
     gamma: float,
     bound: str,
@@ -53,7 +123,8 @@ def bounded_halfwidth(
 ) -> int:
     """Half-width failing with probability ``<= γ``; ``upper`` / ``lower`` build the ladders."""
     gs, eps = meta["global_sensitivity"], meta["count_epsilon"]
-    h = upper_tail_bound(meta[f"{bound}_noise_scale"], gamma / 4)
+    t, s = rational_scale(1 / float(meta["interval_epsilon"]))
+    h = upper_tail_bound(t / s, gamma / 4)
     noisy = meta[f"noisy_{bound}"]
     high = upper(noisy + h)
     if meta["method"] == "smooth":

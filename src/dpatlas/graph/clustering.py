@@ -9,11 +9,14 @@ when ``W = 0`` (networkx's convention). Budget split: ``triangle_share · ε`` r
 post-processing. The budget is checked, then debited once for the total before any noise.
 
 Interval. When both parts have one (``method="global"``, or ``interval_epsilon`` for ladder
-and smooth), each part's interval is taken at level ``1 - γ/2`` (``γ = 1 - level``); by the
-union bound both hold with probability ``>= level``, and then
-``C ∈ [3 max(T_lo, 0) / W_hi, 3 T_hi / W_lo]`` (clipped to ``[0, 1]``; the upper end is 1 when
-``W_lo <= 0`` and the interval is ``[0, 1]`` when ``W_hi <= 0``), because ``3T/W`` grows with
-``T`` and falls with ``W``.
+and smooth), each part's interval is taken at level ``sqrt(level)``. The two parts draw
+independent noise (counts and bought bounds), so both cover with probability
+``>= sqrt(level)² = level``, and then ``C ∈ [3 max(T_lo, 0) / W_hi, 3 T_hi / W_lo]`` (clipped to
+``[0, 1]``; the upper end is 1 when ``W_lo <= 0`` and the interval is ``[0, 1]`` when
+``W_hi <= 0``), because ``3T/W`` grows with ``T`` and falls with ``W``. The released value
+``min(1, max(0, 3T̂) / max(Ŵ, 1))`` always lies inside, since ``T_lo <= T̂ <= T_hi`` and
+``W_lo <= Ŵ <= W_hi``. Coverage is "noise and bound" for ladder and smooth (marginal over all
+the noise, every graph) and "noise only" for global; ``metadata["interval"]`` says which.
 
 Average local clustering ``(1/n) Σ_v t_v / C(d_v, 2)`` is not offered: flipping ``{u, w}``
 changes the coefficient of every common neighbour of ``u`` and ``w`` (a degree-2 common neighbour
@@ -24,15 +27,19 @@ sensitivity at distance ``s`` for a ladder.
 
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from dpatlas.core.accounting.budget import Budget
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike
 from dpatlas.core.validation import check_delta, check_epsilon
 from dpatlas.errors import PrivacyLeakWarning
+from dpatlas.graph._interval import check_level, interval_note
 from dpatlas.graph._noise import check_count_noise
 from dpatlas.graph.adjacency import EdgeAdjacency
 from dpatlas.graph.edges import _open_release
@@ -40,7 +47,7 @@ from dpatlas.graph.exact.kstar_sensitivity import star_gain
 from dpatlas.graph.kstars import kstar_count
 from dpatlas.graph.triangles import _checked, triangle_count
 
-__all__ = ["ClusteringRelease", "clustering_coefficient"]
+__all__ = ["ClusteringRelease", "clustering_coefficient", "ratio_interval"]
 
 
 @dataclass(frozen=True)
@@ -51,17 +58,29 @@ class ClusteringRelease(Release):
     wedges: Release | None = None
 
     def confidence_interval(self, level: float = 0.95) -> tuple[float, float]:
-        """Interval for ``C`` with coverage ``>= level`` by a union bound (module docstring)."""
-        if not (isinstance(level, (int, float)) and 0.0 < level < 1.0):
-            raise ValueError(f"level must be in (0, 1), got {level!r}; e.g. 0.95")
-        part = 1.0 - (1.0 - float(level)) / 2
+        """Interval for ``C`` with coverage ``>= level``: both parts at ``sqrt(level)`` (module docstring)."""
+        part = math.sqrt(check_level(level))
         t_lo, t_hi = self.triangles.confidence_interval(part)  # type: ignore[union-attr]
         w_lo, w_hi = self.wedges.confidence_interval(part)  # type: ignore[union-attr]
-        if w_hi <= 0:
-            return 0.0, 1.0
-        low = min(1.0, 3 * max(t_lo, 0) / w_hi)
-        high = 1.0 if w_lo <= 0 else min(1.0, max(0.0, 3 * t_hi / w_lo))
-        return low, high
+        low, high = ratio_interval(t_lo, t_hi, w_lo, w_hi)
+        return float(low), float(high)
+
+
+def ratio_interval(t_lo: Any, t_hi: Any, w_lo: Any, w_hi: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The values of ``3T/W`` (clipped to ``[0, 1]``) when ``T ∈ [t_lo, t_hi]``, ``W ∈ [w_lo, w_hi]``.
+
+    Vectorised; ``[0, 1]`` when ``w_hi <= 0``, upper end 1 when ``w_lo <= 0``.
+
+    Examples
+    --------
+    >>> [x.tolist() for x in ratio_interval([90, 90], [110, 110], [900, -5], [1100, 1100])]
+    [[0.2454..., 0.2454...], [0.3666..., 1.0]]
+    """
+    t_lo, t_hi, w_lo, w_hi = (np.asarray(x, dtype=np.float64) for x in (t_lo, t_hi, w_lo, w_hi))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        low = np.where(w_hi > 0, np.minimum(1.0, 3 * np.maximum(t_lo, 0) / w_hi), 0.0)
+        high = np.where(w_lo > 0, np.clip(3 * t_hi / w_lo, 0.0, 1.0), 1.0)
+    return low, np.where(w_hi > 0, high, 1.0)
 
 
 def _check_share(share: Any) -> float:
@@ -146,6 +165,8 @@ def clustering_coefficient(
         tri = triangle_count(g, epsilon=eps_t, **part)
         wed = kstar_count(g, 2, epsilon=eps_w, **part)
     value = min(1.0, max(0, 3 * int(tri.value)) / max(int(wed.value), 1))
+    kinds = {tri.metadata["interval"]["kind"], wed.metadata["interval"]["kind"]}
+    kind = next(k for k in ("none", "noise and bound", "noise only") if k in kinds)
     meta = {
         "method": method,
         "n": g.n,
@@ -153,6 +174,7 @@ def clustering_coefficient(
         "triangle_share": share,
         "noisy_triangles": int(tri.value),
         "noisy_wedges": int(wed.value),
+        "interval": interval_note("the exact global clustering coefficient 3T/W", kind, extra),
     }
     return ClusteringRelease(
         value=value,

@@ -15,15 +15,27 @@ exactly 1, and clipping at ``D`` is 1-Lipschitz so the clipped degrees move by a
   the cost ``Σ|x_i - y_i|`` of any other matching.
 
 Each release adds discrete Laplace noise (:func:`~dpatlas.core.noise.discrete_laplace.discrete_laplace`)
-at the stated sensitivity, then post-processes (free under DP): ``"sorted"`` fits the
+at the stated sensitivity, keeps that raw noisy vector as ``release.raw`` (part of the same
+release, no extra cost), then post-processes (free under DP): ``"sorted"`` fits the
 non-decreasing sequence closest in least squares (isotonic regression, pool-adjacent-violators in
 ``scipy.optimize.isotonic_regression``), clips to ``[0, D]``, rounds and counts the bins;
 ``"direct"`` projects onto ``{h >= 0, Σh = n}`` (Euclidean simplex projection) and rounds by
 largest remainders. Both outputs are non-negative integer histograms summing to the public ``n``.
+
+Intervals. ``release.raw.confidence_interval(level)`` gives, for each entry of the raw noisy
+vector (the sorted degree sequence, or the bins for ``"direct"``), the exact discrete Laplace
+quantile at the public scale: each entry's interval covers its exact value with probability
+``>= level`` ("noise only", marginal per entry, not simultaneous). The post-processed histogram
+has no per-bin interval and ``release.confidence_interval()`` raises: isotonic fitting and the
+simplex projection move every entry by amounts that depend on the others, so a per-bin interval
+around it would cover only under assumptions (a simultaneous band is valid, e.g. isotonic
+regression never moves a sequence farther from a monotone truth in max-norm than the noise did,
+but a band over ``n`` entries is several times wider than one entry's error).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -33,6 +45,7 @@ from dpatlas.core.noise.discrete_laplace import discrete_laplace
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike
 from dpatlas.core.validation import check_epsilon
+from dpatlas.graph._interval import interval_note
 from dpatlas.graph.edges import _open_release
 
 __all__ = [
@@ -46,16 +59,20 @@ __all__ = [
 DEGREE_METHODS = ("sorted", "direct")
 
 
+@dataclass(frozen=True)
 class DegreeHistogramRelease(Release):
-    """A post-processed histogram: no per-bin interval (the noise was added before fitting)."""
+    """A post-processed histogram, with the raw noisy vector it came from (``raw``)."""
+
+    raw: Release | None = None
 
     def confidence_interval(self, level: float = 0.95) -> tuple[Any, Any]:
-        """Refused: isotonic fitting / projection mixes the noise of many entries."""
+        """Refused: isotonic fitting / projection mixes the noise of many entries (see ``raw``)."""
+        what = "sorted degree sequence" if self.metadata.get("method") == "sorted" else "bins"
         raise ValueError(
             "a degree histogram has no per-bin confidence interval: the noise (scale "
-            f"metadata['noise_scale']={self.metadata.get('noise_scale')}) was added to the "
-            f"{'sorted degree sequence' if self.metadata.get('method') == 'sorted' else 'bins'} "
-            "before post-processing, which mixes entries"
+            f"metadata['noise_scale']={self.metadata.get('noise_scale')}) was added to the {what} "
+            "before post-processing, which mixes entries; release.raw.confidence_interval(level) "
+            f"gives an interval for each entry of the raw noisy {what}"
         )
 
 
@@ -144,8 +161,9 @@ def degree_histogram(
     -------
     DegreeHistogramRelease
         ``value``: int64 array of length ``D + 1`` summing to ``n``; ``sensitivity`` 2 or 4;
-        ``scale`` None (post-processed: ``confidence_interval()`` raises); metadata ``method``,
-        ``n``, ``max_degree`` and ``noise_scale`` (the public scale of the raw noise).
+        ``scale`` None (post-processed: ``confidence_interval()`` raises); ``raw``: the raw
+        noisy vector as a release with per-entry intervals; metadata ``method``, ``n``,
+        ``max_degree``, ``noise_scale`` (the public scale of the raw noise) and ``interval``.
 
     Examples
     --------
@@ -153,6 +171,9 @@ def degree_histogram(
     >>> rel = degree_histogram(nx.star_graph(9), epsilon=2.0, max_degree=9, rng=1)
     >>> int(rel.value.sum()), rel.value.size, rel.sensitivity, rel.metadata["method"]
     (10, 10, 2.0, 'sorted')
+    >>> low, high = rel.raw.confidence_interval(0.9)  # each entry of the noisy sorted degrees
+    >>> bool(np.all(low <= rel.raw.value)), int(high[0] - low[0])
+    (True, 4)
     """
     eps = check_epsilon(epsilon)
     if method not in DEGREE_METHODS:
@@ -174,12 +195,14 @@ def degree_histogram(
         hist = np.bincount(deg, minlength=top + 1)
         raw = discrete_laplace(hist, sensitivity=4, epsilon=eps, rng=src, mechanism=name)
         value = round_to_total(project_simplex(np.asarray(raw.value), g.n), g.n)
+    what = "sorted degree sequence (ascending)" if method == "sorted" else "degree histogram bins"
     meta = {
         "method": method,
         "n": g.n,
         "n_from_data": not g.nodes_public,
         "max_degree": top,
         "noise_scale": raw.scale,
+        "interval": interval_note(f"release.raw: each entry of the exact {what}", "noise only"),
     }
     return DegreeHistogramRelease(
         value=value,
@@ -192,4 +215,5 @@ def degree_histogram(
         seeded=src.seeded,
         rho=raw.rho,
         metadata=meta,
+        raw=raw,
     )

@@ -16,6 +16,7 @@ from dpatlas.core.release import Release
 from dpatlas.core.rng import RandomSource, RngLike, get_source
 from dpatlas.core.validation import check_epsilon
 from dpatlas.errors import PrivacyLeakWarning
+from dpatlas.graph._interval import interval_note
 from dpatlas.graph.input.edgegraph import EdgeGraph, as_edge_graph
 
 __all__ = ["edge_count", "prepare_graph"]
@@ -98,7 +99,11 @@ def edge_count(
     if budget is not None:
         budget.spend(eps, mechanism="edge_count")
     rel = discrete_laplace(g.m, sensitivity=1, epsilon=eps, rng=src, mechanism="edge_count")
-    meta = {"n": g.n, "n_from_data": not g.nodes_public}
+    meta = {
+        "n": g.n,
+        "n_from_data": not g.nodes_public,
+        "interval": interval_note("the exact edge count", "noise only"),
+    }
     return Release(
         value=rel.value,
         epsilon=rel.epsilon,

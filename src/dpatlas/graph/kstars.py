@@ -25,7 +25,12 @@ from dpatlas.core.noise.smooth import smooth_beta, smooth_bound, smooth_mechanis
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike
 from dpatlas.core.validation import check_delta, check_epsilon
-from dpatlas.graph._interval import BoundedRelease, bounded_halfwidth
+from dpatlas.graph._interval import (
+    BoundedRelease,
+    interval_note,
+    steep_halfwidth,
+    two_sided_halfwidth,
+)
 from dpatlas.graph._noise import check_count_noise
 from dpatlas.graph.edges import _open_release
 from dpatlas.graph.exact.kstar_sensitivity import (
@@ -41,17 +46,22 @@ __all__ = ["KStarRelease", "kstar_count"]
 
 
 class KStarRelease(BoundedRelease):
-    """A :class:`~dpatlas.core.release.Release` whose interval uses the bought bound on ``d_max``."""
+    """A :class:`~dpatlas.core.release.Release` whose interval uses a bought bound.
 
-    bound = "d_max"
+    2-stars: the bound is on ``c_max`` (the ladder's start) and the interval is certified
+    (:func:`~dpatlas.graph._interval.steep_halfwidth`); larger stars: on ``d_max``, with the
+    union bound of :func:`star_halfwidth`.
+    """
 
-    def _halfwidth(self, gamma: float) -> int:
-        """Noise half-width failing with probability ``<= γ`` (:func:`star_halfwidth`)."""
-        return star_halfwidth(self.metadata, gamma)
+    def _halfwidth(self, level: float) -> int:
+        """The interval's half-width at ``level`` (module docstring of :mod:`dpatlas.graph.exact.kstar_sensitivity`)."""
+        if self.metadata["k"] == 2:
+            return int(steep_halfwidth(self.metadata, level, self.metadata["noisy_c_max"]))
+        return star_halfwidth(self.metadata, 1.0 - level)
 
 
 def star_halfwidth(meta: Any, gamma: float) -> int:
-    """Noise half-width failing with probability ``<= γ`` (``d̂`` tails ``γ/4`` each)."""
+    """Noise half-width failing with probability ``<= γ`` for ``k >= 3`` (``d̂`` tails ``γ/4`` each)."""
     gain = star_gain(meta["n"], meta["k"])
     c = gain.size - 1
 
@@ -65,7 +75,7 @@ def star_halfwidth(meta: Any, gamma: float) -> int:
         low = min(c, max(d_low - 1, 0))
         return ladder_of_pairs(np.array([[low, 0]]), gain, np.arange(2 * c - low + 1))
 
-    return bounded_halfwidth(meta, gamma, KStarRelease.bound, upper, lower)
+    return two_sided_halfwidth(meta, gamma, "d_max", upper, lower)
 
 
 def kstar_count(
@@ -103,8 +113,9 @@ def kstar_count(
     n : int, optional
         Public number of nodes; without it (edge arrays) a PrivacyLeakWarning is raised.
     interval_epsilon : float, optional
-        Extra ε for a private bound on the largest degree, which makes
-        ``confidence_interval()`` work for the ladder and smooth methods.
+        Extra ε for a private bound (on ``c_max``, the ladder's start, for ``k = 2``; on the
+        largest degree for ``k >= 3``) that makes ``confidence_interval()`` work for the
+        ladder and smooth methods; ``metadata["interval"]`` says what the interval covers.
 
     Returns
     -------
@@ -148,16 +159,24 @@ def kstar_count(
         meta.update(beta=beta, delta=d)
         bound = smooth_bound(ladder, beta, global_sensitivity=gs)
         rel = smooth_mechanism(exact, bound, epsilon=eps, delta=d, rng=src)
+    covers = f"the exact {k}-star count"
     if extra and ladder is not None:
         t, s = rational_scale(1 / extra)
-        d_max = int(np.max(g.degrees)) if g.n else 0
+        # 2-stars: the ladder's start c_max = LS(0); larger stars: the largest degree
+        stat = "c_max" if k == 2 else "d_max"
+        value = int(ladder[0]) if k == 2 else (int(np.max(g.degrees)) if g.n else 0)
         meta.update(
-            noisy_d_max=d_max + int(sample_discrete_laplace(src, 1, (t, s))[0]),
-            d_max_noise_scale=t / s,
-            interval_epsilon=extra,
-            count_epsilon=eps,
-            global_sensitivity=gs,
+            {
+                f"noisy_{stat}": value + int(sample_discrete_laplace(src, 1, (t, s))[0]),
+                f"{stat}_noise_scale": t / s,
+                "interval_epsilon": extra,
+                "count_epsilon": eps,
+                "global_sensitivity": gs,
+                "interval": interval_note(covers, "noise and bound", extra, stat),
+            }
         )
+    else:
+        meta["interval"] = interval_note(covers, "none" if ladder is not None else "noise only")
     return KStarRelease(
         value=rel.value,
         epsilon=total,

@@ -12,22 +12,22 @@ the noise comes from :mod:`dpatlas.core.noise.ladder`, :mod:`dpatlas.core.noise.
 :mod:`dpatlas.core.noise.discrete_laplace`. Noise scaled to the observed local sensitivity is never
 offered: it is not private (:func:`sensitivity_report` shows it, labelled NOT private).
 
-Intervals. The ladder and smooth noise scales depend on the graph, so their releases carry no
-scale and ``confidence_interval()`` raises, unless ``interval_epsilon`` buys a private bound:
-``â = a_max + Z``, ``Z`` discrete Laplace of scale ``1/interval_epsilon``. ``a_max`` (the most
-common neighbours of any pair) has edge sensitivity 1: flipping ``{u, v}`` changes
-``a_ij = Σ_k x_ik x_jk`` only through the one term with ``{i, k}`` or ``{j, k}`` equal to
-``{u, v}``, so each ``a_ij``, hence the maximum, moves by at most 1. With ``h`` the
-``γ/4`` one-sided quantile of ``Z`` and ``γ = 1 - level``, ``A = â + h >= a_max`` and
-``a = â - h <= a_max`` each fail with probability ``<= γ/4``. When they hold,
-``min(n-2, a + ⌊t/2⌋) <= LS(t) <= U(t) <= min(n-2, A + t)`` (each pair's term
-``a_ij + ⌊(t + min(t, b_ij))/2⌋`` lies between ``a_ij + ⌊t/2⌋`` and ``a_ij + t``), and
-:func:`~dpatlas.core.noise.ladder.ladder_halfwidth` bounds the noise tail by ``γ/2`` for every ladder
-between those two (a valid tail bound; the tail is not monotone in the ladder in general). For
-smooth noise, ``S <= max_t e^{-βt} min(n-2, A + t)`` and the tail grows with the scale
-(:func:`~dpatlas.core.noise.smooth.smooth_halfwidth`, ``3γ/4``). The interval is post-processing of
-``â`` and the release; it covers ``T`` with probability ``>= level``. The global method's
-interval is the core's (public scale) and needs no extra budget.
+Intervals. The global method's interval is the core's: the exact discrete Laplace quantile at
+the public scale ``(n-2)/ε``, free ("noise only"). The ladder and smooth noise scales depend on
+the graph, so their releases carry no scale and ``confidence_interval()`` raises, unless
+``interval_epsilon`` buys a private bound: ``â = a_max + Z``, ``Z`` discrete Laplace of scale
+``1/interval_epsilon``. ``a_max`` (the most common neighbours of any pair) has edge sensitivity
+1: flipping ``{u, v}`` changes ``a_ij = Σ_k x_ik x_jk`` only through the one term with
+``{i, k}`` or ``{j, k}`` equal to ``{u, v}``, so each ``a_ij``, hence the maximum, moves by at
+most 1; the pair ``(count, â)`` is ``(ε + interval_epsilon)``-DP. Both ladders (``LS(t)`` and
+the relaxed ``U(t)``) start at ``a_max`` and climb by 0 or 1 per step (each pair's term
+``min(a + t, ⌊(t + c)/2⌋)`` does, and so does a maximum of such terms), so by the insertion
+lemma of :mod:`dpatlas.core.noise.ladder_exact` the ladder noise is stochastically below that of the
+steep ladder ``min(n-2, A + t)`` for any ``A >= a_max``, and the smooth bound is below the steep
+ladder's. The interval is ``value ± h(â)``, ``h`` the worst noise quantile at ``â`` plus a margin,
+with the margin certified by :mod:`dpatlas.core.interval` so that the coverage, over the count
+noise and ``Z`` together, is at least the level for every graph ("noise and bound"; post-processing
+of ``â``, the release and public values). ``metadata["interval"]`` says so.
 
 Graphs with ``n < 3`` have no triangles and ``LS(t) = 0`` for all ``t``: the answer 0 is the
 same for every graph on that node set, so it is released exactly (the budget is still debited
@@ -38,8 +38,6 @@ from __future__ import annotations
 
 import warnings
 from typing import Any
-
-import numpy as np
 
 from dpatlas.core.accounting.budget import Budget
 from dpatlas.core.noise.discrete_laplace import (
@@ -53,7 +51,7 @@ from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike, get_source
 from dpatlas.core.validation import check_delta, check_epsilon
 from dpatlas.errors import PrivacyLeakWarning
-from dpatlas.graph._interval import BoundedRelease, bounded_halfwidth
+from dpatlas.graph._interval import BoundedRelease, interval_note, steep_halfwidth
 from dpatlas.graph._noise import check_count_noise
 from dpatlas.graph.adjacency import EdgeAdjacency
 from dpatlas.graph.backends import TRIANGLE_STATS
@@ -69,23 +67,9 @@ METHODS = ("ladder", "smooth", "global")
 class TriangleRelease(BoundedRelease):
     """A :class:`~dpatlas.core.release.Release` whose interval uses the bought bound on ``a_max``."""
 
-    bound = "a_max"
-
-    def _halfwidth(self, gamma: float) -> int:
-        """Noise half-width failing with probability ``<= γ`` (``â`` tails ``γ/4`` each)."""
-        gs = self.metadata["global_sensitivity"]
-
-        def upper(a_high: int) -> np.ndarray:
-            """``min(n-2, A + t)`` with ``A`` clamped to ``[0, n-2]``."""
-            high = min(gs, max(a_high, 0))
-            return np.minimum(high + np.arange(gs - high + 1), gs)
-
-        def lower(a_low: int) -> np.ndarray:
-            """``min(n-2, a + ⌊t/2⌋)`` with ``a`` clamped to ``[0, n-2]``."""
-            low = min(gs, max(a_low, 0))
-            return np.minimum(low + np.arange(2 * (gs - low) + 1) // 2, gs)
-
-        return bounded_halfwidth(self.metadata, gamma, self.bound, upper, lower)
+    def _halfwidth(self, level: float) -> int:
+        """The certified half-width at the noisy ``a_max`` (module docstring)."""
+        return int(steep_halfwidth(self.metadata, level, self.metadata["noisy_a_max"]))
 
 
 def _checked(method: Any, delta: float, relaxed: Any, interval_epsilon: Any) -> float:
@@ -149,7 +133,9 @@ def triangle_count(
         Use the cheaper ladder ``U(t) = min(n-2, a_max + t, ⌊(t + c_max)/2⌋) >= LS(t)``.
     interval_epsilon : float, optional
         Extra ε for a private bound on ``a_max`` that makes ``confidence_interval()`` work for
-        the ladder and smooth methods (module docstring); without it they raise.
+        the ladder and smooth methods (module docstring); without it they raise. The interval
+        is within a few percent of the noise's own quantile when ``interval_epsilon * a_max``
+        is large (e.g. 0.1 with ``a_max`` in the hundreds); see ``docs/intervals-graphs.md``.
     backend : {"memory", "dask"}, default "memory"
         ``"dask"``: ``graph`` is an edge list on Dask (a dask DataFrame or Parquet path with
         integer ``src``, ``dst`` columns) whose exact statistics are computed on the cluster
@@ -163,7 +149,8 @@ def triangle_count(
     TriangleRelease
         ``value`` (int), ``epsilon``, ``delta``, ``mechanism`` (``"triangle_count/<method>"``);
         ``scale`` and ``sensitivity`` are None for ladder and smooth (data-dependent);
-        ``metadata`` holds public facts only (method, n, β, δ, relaxed, interval bound).
+        ``metadata`` holds public facts only (method, n, β, δ, relaxed, interval bound) and
+        ``metadata["interval"]``: what ``confidence_interval()`` covers and how.
 
     Examples
     --------
@@ -227,6 +214,7 @@ def triangle_count(
         # max with LS(0) = min(a_max, n - 2) only undoes float rounding: S >= LS(0) exactly
         bound = max(smooth_sensitivity(stats, beta, relaxed=relaxed), float(min(stats.a_max, gs)))
         rel = smooth_mechanism(exact, bound, epsilon=eps, delta=d, rng=src)
+    covers = "the exact triangle count"
     if extra and gs > 0 and stats is not None:
         t, s = rational_scale(1 / extra)
         noisy = stats.a_max + int(sample_discrete_laplace(src, 1, (t, s))[0])
@@ -236,7 +224,12 @@ def triangle_count(
             interval_epsilon=extra,
             count_epsilon=eps,
             global_sensitivity=gs,
+            interval=interval_note(covers, "noise and bound", extra, "a_max"),
         )
+    elif gs == 0 or stats is None:
+        meta["interval"] = interval_note(covers, "noise only")
+    else:
+        meta["interval"] = interval_note(covers, "none")
     return TriangleRelease(
         value=rel.value,
         epsilon=total,

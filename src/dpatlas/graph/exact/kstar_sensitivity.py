@@ -25,13 +25,23 @@ stops when a candidate dominates ``(d_p, d_{p+1})``, which bounds every later pa
 within ``t`` of ``G`` are within ``t + 1`` of ``G'``), so :func:`~dpatlas.core.noise.ladder.ladder_mechanism`
 and :func:`~dpatlas.core.noise.smooth.smooth_bound` apply unchanged, with ``GS = 2 C(n-2, k-1)``.
 
-Interval (``interval_epsilon``): ``d̂ = d_max + Z`` (``d_max`` has edge sensitivity 1) with ``Z``
-discrete Laplace; with ``h`` its ``γ/4`` one-sided quantile, ``A = d̂ + h >= d_max`` and
+Interval (``interval_epsilon``), 2-stars: ``g(x) = x``, so ``V_s(x, y) = min(x + y + s, 2c)`` and
+the ladder is exactly ``min(GS, c_max + s)`` with ``c_max = max_{i != j} e_i + e_j`` (the
+triangle module's ``c_max``, edge sensitivity 1, see
+:func:`~dpatlas.graph.exact.triangle_sensitivity.ladder_upper_bound`). The release buys ``ĉ = c_max + Z``
+(``Z`` discrete Laplace of scale ``1/interval_epsilon``) and the interval is the certified rule
+of :mod:`dpatlas.core.interval` on the steep ladder (the ladder *is* steep): coverage at least
+the level over the count noise and ``Z`` together, for every graph.
+
+Larger stars (``k >= 3``): the ladder climbs faster than one per step, so the steep family does
+not apply and the interval is a union bound. ``d̂ = d_max + Z`` (``d_max`` has edge
+sensitivity 1); with ``h`` its ``γ/4`` one-sided quantile, ``A = d̂ + h >= d_max`` and
 ``a = d̂ - h <= d_max`` each fail with probability ``<= γ/4``. Then every ``e <= min(A, c)`` and
 the top node has ``e >= d_max - 1`` against any partner, so
 ``V_t(a - 1, 0) <= LS⁽ᵗ⁾ <= V_t(A, A)`` (clamped to ``[0, c]``), and the noise tail bound for all
 ladders in between (:func:`~dpatlas.core.noise.ladder_exact.ladder_halfwidth`, ``γ/2``; smooth:
-:func:`~dpatlas.core.noise.smooth.smooth_halfwidth`, ``3γ/4``) gives coverage ``>= level``.
+:func:`~dpatlas.core.noise.smooth.smooth_halfwidth`, ``3γ/4``) gives coverage ``>= level``. It is
+valid but several times wider than the noise (``docs/intervals-graphs.md``).
 """
 
 from __future__ import annotations

@@ -1,0 +1,218 @@
+"""Every graph interval covers at its level (issue 15): exact coverage on small graphs, sampled
+coverage against a binomial bound at α = 1e-6, and a deliberately too-narrow interval caught.
+
+Exact coverage is ``Σ_z P(Z = z) P(|K| <= h(a + z))`` with the release's true noise law (the
+graph's own ladder or smooth scale) and the bought bound's discrete Laplace law: it is what the
+interval promises, with no sampling error. Sampled coverage draws the release from the
+mechanism's own sampler and the bound from its own, and builds each interval with the library's
+code; it fails when the hits are below what the level allows at α = 1e-6. Both checks are shown
+to catch an interval three points too narrow (the true noise's own quantile at ``level - 0.03``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from pathlib import Path
+
+import networkx as nx
+import numpy as np
+import pytest
+from scipy import stats
+
+from dpatlas.core.interval import dlap_cdf
+from dpatlas.core.noise.discrete_cauchy import discrete_cauchy_pmf
+from dpatlas.core.noise.discrete_laplace import rational_scale, sample_discrete_laplace
+from dpatlas.core.noise.ladder import ladder_mechanism
+from dpatlas.core.noise.ladder_exact import ladder_pmf
+from dpatlas.core.noise.smooth import smooth_beta, smooth_bound, smooth_mechanism, smooth_scale
+from dpatlas.core.rng import get_source
+from dpatlas.graph import clustering_coefficient, degree_histogram, kstar_count, triangle_count
+from dpatlas.graph._interval import steep_halfwidth
+from dpatlas.graph.exact.counting import common_neighbour_stats
+from dpatlas.graph.exact.kstar_sensitivity import kstar_exact, kstar_ladder
+from dpatlas.graph.exact.triangle_sensitivity import sensitivity_ladder
+from dpatlas.graph.input.edgegraph import as_edge_graph
+
+ALPHA = 1e-6
+LESMIS = Path(__file__).resolve().parents[2] / "datasets" / "les-miserables.txt"
+
+
+def graphs() -> dict[str, nx.Graph]:
+    lesmis = nx.read_edgelist(LESMIS, nodetype=int)
+    return {
+        "karate": nx.karate_club_graph(),
+        "lesmis": nx.convert_node_labels_to_integers(lesmis),
+        "clustered": nx.powerlaw_cluster_graph(400, 4, 0.4, seed=7),
+    }
+
+
+GRAPHS = graphs()
+
+
+def plausible(hits: int, draws: int, level: float) -> bool:
+    """False when ``hits`` of ``draws`` is below a ``level`` coverage at α = 1e-6 (binomial)."""
+    return bool(stats.binom.cdf(hits, draws, level) > ALPHA)
+
+
+def counts(name: str, statistic: str) -> tuple[int, np.ndarray, int, int]:
+    """``(exact count, true ladder, GS, bounded statistic)`` of a graph (NOT private)."""
+    g = as_edge_graph(GRAPHS[name])
+    if statistic == "triangles":
+        st = common_neighbour_stats(g)
+        return st.triangles, sensitivity_ladder(st), g.n - 2, st.a_max
+    ladder = kstar_ladder(g, 2)
+    return kstar_exact(g, 2), ladder, 2 * (g.n - 2), int(ladder[0])
+
+
+def noise_cdf(ladder: np.ndarray, gs: int, method: str, eps: float, delta: float) -> Callable:
+    """Exact ``P(|K| <= h)`` of the release noise (vectorised over ``h``)."""
+    top = 400_000
+    k = np.arange(top)
+    if method == "ladder":
+        pmf = ladder_pmf(k, ladder, eps, global_sensitivity=gs)
+    else:
+        t, s = smooth_scale(
+            smooth_bound(ladder, smooth_beta(eps, delta), global_sensitivity=gs), eps, delta
+        )
+        if delta == 0:
+            pmf = discrete_cauchy_pmf(k, (t, s))
+        else:
+            p = math.exp(-s / t)
+            pmf = (1 - p) / (1 + p) * p**k
+    cum = np.cumsum(np.where(k == 0, pmf, 2 * pmf))
+    return lambda h: cum[np.clip(np.asarray(h), 0, top - 1)]
+
+
+def meta(method: str, gs: int, eps: float, eps_i: float, delta: float) -> dict:
+    return {
+        "method": method,
+        "global_sensitivity": gs,
+        "count_epsilon": eps,
+        "interval_epsilon": eps_i,
+        "delta": delta,
+    }
+
+
+def exact_coverage(cdf: Callable, info: dict, level: float, a: int) -> float:
+    scale = rational_scale(1 / info["interval_epsilon"])
+    b = scale[0] / scale[1]
+    z = np.arange(-math.ceil(60 * b), math.ceil(60 * b) + 1)
+    weight = dlap_cdf(z, scale) - dlap_cdf(z - 1, scale)
+    return float(weight @ cdf(steep_halfwidth(info, level, a + z)))
+
+
+def too_narrow(cdf: Callable, level: float) -> int:
+    """The true noise's own quantile at ``level - 0.03``: an interval three points too narrow."""
+    return int(np.searchsorted(cdf(np.arange(400_000)), level - 0.03))
+
+
+CONFIGS = [  # graph, statistic, method, ε, δ, interval ε, level
+    ("karate", "triangles", "ladder", 1.0, 0.0, 0.5, 0.9),
+    ("karate", "triangles", "smooth", 1.0, 0.0, 0.5, 0.8),
+    ("lesmis", "triangles", "ladder", 0.5, 0.0, 0.1, 0.95),
+    ("lesmis", "triangles", "smooth", 0.5, 1e-6, 0.1, 0.95),
+    ("clustered", "triangles", "ladder", 0.2, 0.0, 0.05, 0.95),
+    ("clustered", "triangles", "smooth", 1.0, 0.0, 0.2, 0.95),
+    ("lesmis", "2-stars", "ladder", 1.0, 0.0, 0.1, 0.95),
+    ("clustered", "2-stars", "smooth", 0.5, 1e-6, 0.1, 0.9),
+]
+
+
+@pytest.mark.parametrize(("name", "statistic", "method", "eps", "delta", "eps_i", "level"), CONFIGS)
+def test_exact_coverage_is_at_least_the_level(
+    name, statistic, method, eps, delta, eps_i, level
+) -> None:
+    _, ladder, gs, a = counts(name, statistic)
+    cdf, info = noise_cdf(ladder, gs, method, eps, delta), meta(method, gs, eps, eps_i, delta)
+    assert exact_coverage(cdf, info, level, a) >= level
+    assert cdf(too_narrow(cdf, level)) < level  # the exact check catches a narrow interval
+
+
+def sampled_hits(
+    name, statistic, method, eps, delta, eps_i, level, draws, seed, narrow=False
+) -> int:
+    exact, ladder, gs, a = counts(name, statistic)
+    if method == "ladder":
+        rel = ladder_mechanism(
+            exact, ladder, epsilon=eps, global_sensitivity=gs, rng=seed, size=draws
+        )
+    else:
+        bound = smooth_bound(ladder, smooth_beta(eps, delta), global_sensitivity=gs)
+        rel = smooth_mechanism(exact, bound, epsilon=eps, delta=delta, rng=seed, size=draws)
+    if narrow:
+        h = np.full(draws, too_narrow(noise_cdf(ladder, gs, method, eps, delta), level))
+    else:
+        noisy = a + sample_discrete_laplace(get_source(seed + 1), draws, rational_scale(1 / eps_i))
+        h = steep_halfwidth(meta(method, gs, eps, eps_i, delta), level, noisy)
+    return int(np.sum(np.abs(np.asarray(rel.value) - exact) <= h))
+
+
+@pytest.mark.parametrize(
+    ("name", "statistic", "method", "eps", "delta", "eps_i", "level"), CONFIGS[::2]
+)
+def test_sampled_coverage_is_plausible_and_a_narrow_interval_is_caught(
+    name, statistic, method, eps, delta, eps_i, level
+) -> None:
+    args = (name, statistic, method, eps, delta, eps_i, level, 20_000, 11)
+    assert plausible(sampled_hits(*args), 20_000, level)
+    assert not plausible(sampled_hits(*args, narrow=True), 20_000, level)
+
+
+def test_public_entry_points_build_the_same_interval() -> None:
+    g = GRAPHS["lesmis"]
+    for seed in range(5):
+        rel = triangle_count(g, epsilon=0.5, interval_epsilon=0.1, rng=seed)
+        h = steep_halfwidth(rel.metadata, 0.9, rel.metadata["noisy_a_max"])
+        assert rel.confidence_interval(0.9) == (rel.value - h, rel.value + h)
+        star = kstar_count(g, 2, epsilon=0.5, method="smooth", interval_epsilon=0.1, rng=seed)
+        h = steep_halfwidth(star.metadata, 0.9, star.metadata["noisy_c_max"])
+        assert star.confidence_interval(0.9) == (star.value - h, star.value + h)
+        assert star.metadata["interval"]["bound"] == "c_max"
+        assert star.mechanism == "kstar_count/smooth"
+
+
+def test_public_triangle_intervals_cover_over_seeds() -> None:
+    """300 releases through ``triangle_count`` itself (counting included) at level 0.9."""
+    g, truth = GRAPHS["karate"], 45
+    hits = 0
+    for seed in range(300):
+        low, high = triangle_count(
+            g, epsilon=1.0, interval_epsilon=0.5, rng=seed
+        ).confidence_interval(0.9)
+        hits += low <= truth <= high
+    assert plausible(hits, 300, 0.9)
+
+
+@pytest.mark.parametrize("method", ["ladder", "smooth", "global"])
+def test_clustering_value_inside_its_interval_and_coverage(method: str) -> None:
+    g = GRAPHS["lesmis"]
+    truth = nx.transitivity(g)
+    extra = None if method == "global" else 0.2
+    hits = 0
+    for seed in range(150):
+        rel = clustering_coefficient(
+            g, epsilon=1.0, method=method, interval_epsilon=extra, rng=seed
+        )
+        low, high = rel.confidence_interval(0.9)
+        assert 0.0 <= low <= rel.value <= high <= 1.0
+        hits += low <= truth <= high
+    assert plausible(hits, 150, 0.9)
+    assert rel.metadata["interval"]["kind"] == (
+        "noise only" if method == "global" else "noise and bound"
+    )
+
+
+def test_degree_histogram_raw_entries_have_intervals_the_histogram_none() -> None:
+    g = GRAPHS["clustered"]
+    truth = np.sort([d for _, d in g.degree()])
+    hits = draws = 0
+    for seed in range(40):
+        rel = degree_histogram(g, epsilon=0.5, rng=seed)
+        low, high = rel.raw.confidence_interval(0.9)
+        hits += int(np.sum((low <= truth) & (truth <= high)))
+        draws += truth.size
+    assert plausible(hits, draws, 0.9)
+    assert rel.metadata["interval"]["kind"] == "noise only"
+    with pytest.raises(ValueError, match=r"release\.raw\.confidence_interval"):
+        rel.confidence_interval()
