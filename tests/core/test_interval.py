@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
+from tests.helpers.distributions import smooth_abs_cdf
 
 from dpatlas.core.interval import (
     NOISE_SHARE,
@@ -15,7 +16,6 @@ from dpatlas.core.interval import (
     certified_coverage,
     dlap_cdf,
 )
-from dpatlas.core.noise.discrete_cauchy import discrete_cauchy_pmf
 from dpatlas.core.noise.ladder_exact import SteepLadder, ladder_pmf, steep_cdf, steep_quantile
 from dpatlas.core.noise.smooth import (
     SmoothSteep,
@@ -177,14 +177,7 @@ def test_smooth_family_bounds_the_discrete_cauchy_and_laplace() -> None:
             assert steep_smooth_bound([a], beta, global_sensitivity=200)[0] == pytest.approx(
                 s, rel=1e-12
             )
-            t, u = smooth_scale(s, 0.5, delta)
-            k = np.arange(0, 40_000)
-            if delta == 0:
-                pmf = discrete_cauchy_pmf(k, (t, u))
-            else:
-                p = math.exp(-u / t)
-                pmf = (1 - p) / (1 + p) * p**k
-            exact = np.cumsum(np.where(k == 0, pmf, 2 * pmf))
+            exact = smooth_abs_cdf(smooth_scale(s, 0.5, delta), delta, 40_000)
             h = np.arange(0, 40_000, 97)
             assert (family.cdf(np.full(h.size, float(a)), h) <= exact[h] + 1e-12).all()
             q = int(family.quantile(np.array([float(a)]), 0.9)[0])

@@ -19,16 +19,16 @@ import networkx as nx
 import numpy as np
 import pytest
 from scipy import stats
+from tests.helpers.distributions import smooth_abs_cdf
 
 from dpatlas.core.interval import dlap_cdf
-from dpatlas.core.noise.discrete_cauchy import discrete_cauchy_pmf
 from dpatlas.core.noise.discrete_laplace import rational_scale, sample_discrete_laplace
 from dpatlas.core.noise.ladder import ladder_mechanism
 from dpatlas.core.noise.ladder_exact import ladder_pmf
 from dpatlas.core.noise.smooth import smooth_beta, smooth_bound, smooth_mechanism, smooth_scale
 from dpatlas.core.rng import get_source
 from dpatlas.graph import clustering_coefficient, degree_histogram, kstar_count, triangle_count
-from dpatlas.graph._interval import steep_halfwidth
+from dpatlas.graph._interval import interval_inputs, steep_halfwidth
 from dpatlas.graph.exact.counting import common_neighbour_stats
 from dpatlas.graph.exact.kstar_sensitivity import kstar_exact, kstar_ladder
 from dpatlas.graph.exact.triangle_sensitivity import sensitivity_ladder
@@ -68,30 +68,14 @@ def counts(name: str, statistic: str) -> tuple[int, np.ndarray, int, int]:
 def noise_cdf(ladder: np.ndarray, gs: int, method: str, eps: float, delta: float) -> Callable:
     """Exact ``P(|K| <= h)`` of the release noise (vectorised over ``h``)."""
     top = 400_000
-    k = np.arange(top)
     if method == "ladder":
+        k = np.arange(top)
         pmf = ladder_pmf(k, ladder, eps, global_sensitivity=gs)
+        cum = np.cumsum(np.where(k == 0, pmf, 2 * pmf))
     else:
-        t, s = smooth_scale(
-            smooth_bound(ladder, smooth_beta(eps, delta), global_sensitivity=gs), eps, delta
-        )
-        if delta == 0:
-            pmf = discrete_cauchy_pmf(k, (t, s))
-        else:
-            p = math.exp(-s / t)
-            pmf = (1 - p) / (1 + p) * p**k
-    cum = np.cumsum(np.where(k == 0, pmf, 2 * pmf))
+        bound = smooth_bound(ladder, smooth_beta(eps, delta), global_sensitivity=gs)
+        cum = smooth_abs_cdf(smooth_scale(bound, eps, delta), delta, top)
     return lambda h: cum[np.clip(np.asarray(h), 0, top - 1)]
-
-
-def meta(method: str, gs: int, eps: float, eps_i: float, delta: float) -> dict:
-    return {
-        "method": method,
-        "global_sensitivity": gs,
-        "count_epsilon": eps,
-        "interval_epsilon": eps_i,
-        "delta": delta,
-    }
 
 
 def exact_coverage(cdf: Callable, info: dict, level: float, a: int) -> float:
@@ -124,7 +108,10 @@ def test_exact_coverage_is_at_least_the_level(
     name, statistic, method, eps, delta, eps_i, level
 ) -> None:
     _, ladder, gs, a = counts(name, statistic)
-    cdf, info = noise_cdf(ladder, gs, method, eps, delta), meta(method, gs, eps, eps_i, delta)
+    cdf, info = (
+        noise_cdf(ladder, gs, method, eps, delta),
+        interval_inputs(method, gs, eps, eps_i, delta),
+    )
     assert exact_coverage(cdf, info, level, a) >= level
     assert cdf(too_narrow(cdf, level)) < level  # the exact check catches a narrow interval
 
@@ -144,7 +131,7 @@ def sampled_hits(
         h = np.full(draws, too_narrow(noise_cdf(ladder, gs, method, eps, delta), level))
     else:
         noisy = a + sample_discrete_laplace(get_source(seed + 1), draws, rational_scale(1 / eps_i))
-        h = steep_halfwidth(meta(method, gs, eps, eps_i, delta), level, noisy)
+        h = steep_halfwidth(interval_inputs(method, gs, eps, eps_i, delta), level, noisy)
     return int(np.sum(np.abs(np.asarray(rel.value) - exact) <= h))
 
 

@@ -31,6 +31,7 @@ __all__ = [
     "assert_scale_detected",
     "chisquare_discrete",
     "ks_continuous",
+    "smooth_abs_cdf",
 ]
 
 Pmf = Callable[[np.ndarray], np.ndarray]
@@ -69,6 +70,19 @@ def dlap_pmf(scale: float) -> Pmf:
     """pmf of the discrete Laplace distribution of ``scale``: ``P(k) ∝ exp(-|k| / scale)``."""
     p = math.exp(-1.0 / scale)
     return lambda k: (1 - p) / (1 + p) * p ** np.abs(k)
+
+
+def smooth_abs_cdf(scale: tuple[int, int], delta: float, top: int) -> np.ndarray:
+    """``P(|K| <= h)`` for ``h = 0 .. top - 1``: discrete Cauchy (``delta = 0``) or Laplace."""
+    from dpatlas.core.noise.discrete_cauchy import discrete_cauchy_pmf
+
+    k = np.arange(top)
+    if delta == 0:
+        pmf = discrete_cauchy_pmf(k, scale)
+    else:
+        p = math.exp(-scale[1] / scale[0])
+        pmf = (1 - p) / (1 + p) * p**k
+    return np.cumsum(np.where(k == 0, pmf, 2 * pmf))
 
 
 def _find_repeat(keys: np.ndarray, w: int | None) -> str | None:

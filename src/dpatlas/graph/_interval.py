@@ -39,6 +39,7 @@ from dpatlas.core.release import Release
 __all__ = [
     "BoundedRelease",
     "check_level",
+    "interval_inputs",
     "interval_note",
     "steep_halfwidth",
     "two_sided_halfwidth",
@@ -85,6 +86,29 @@ def steep_family(meta: Any) -> NoiseFamily:
     if meta["method"] == "smooth":
         return SmoothSteep(gs, eps, float(meta["delta"]))
     return SteepLadder(gs, eps)
+
+
+def interval_inputs(
+    method: str,
+    global_sensitivity: int,
+    epsilon: float,
+    interval_epsilon: float,
+    delta: float = 0.0,
+) -> dict[str, Any]:
+    """The public facts :func:`steep_halfwidth` reads from a release's metadata.
+
+    Examples
+    --------
+    >>> steep_halfwidth(interval_inputs("ladder", 32, 1.0, 0.5), 0.9, 7).tolist()
+    58
+    """
+    return {
+        "method": method,
+        "global_sensitivity": global_sensitivity,
+        "count_epsilon": epsilon,
+        "interval_epsilon": interval_epsilon,
+        "delta": delta,
+    }
 
 
 def steep_halfwidth(meta: Any, level: float, noisy: Any) -> np.ndarray:
