@@ -32,9 +32,10 @@ level (:func:`certified_coverage`), evaluated with the very ``H`` the rule uses.
 ``[0, top]`` into blocks ``[a_lo, a_hi]`` and the integers into blocks ``[z_lo, z_hi]``; for
 ``a`` and ``z`` in them (F2) and the monotone ``h`` give
 ``cdf(a, h(a + z)) >= cdf(a_hi, h(a_lo + z_lo))``. So
-``Σ_blocks P(Z in block) cdf(a_hi, h(a_lo + z_lo)) <= C(a)`` for every ``a`` in the block; the
-minimum over blocks, less ``1e-9`` for float rounding, is the certified coverage (for large
-``a`` a coarser three-term bound, see :func:`certified_coverage`). Unlike a
+``Σ_blocks P(Z in block) cdf(a_hi, h(a_lo + z_lo)) <= C(a)`` for every ``a`` in the block; a
+block whose bound (less ``1e-9`` for float rounding) is below the level is halved, down to
+single values of ``a``, and the rule certifies when every block passes (for large ``a`` a
+coarser three-term bound, see :func:`certified_coverage`). Unlike a
 union bound (the bound fails with probability ``γ_b``, the noise with ``γ - γ_b``), this counts
 what an underestimate ``â < a`` really costs: a slightly narrower interval, rarely a miss, so the
 margin ``c`` can be a fraction of the bound's noise scale instead of several times it.
@@ -172,45 +173,70 @@ class _Certifier:
 
     def __init__(self, family: NoiseFamily, noise_level: float, scale: tuple[int, int]) -> None:
         self.family, self.noise_level, self.scale = family, noise_level, scale
-        top, b = family.top, scale[0] / scale[1]
-        self.fine = min(top, math.ceil(_FINE * b))
-        self.grid = _bound_grid(top, self.fine + math.ceil(20 * b))
+        top, self.b = family.top, scale[0] / scale[1]
+        self.fine = min(top, math.ceil(_FINE * self.b))
+        self.grid = _bound_grid(top, self.fine + math.ceil(20 * self.b))
         self.heights = np.maximum.accumulate(family.quantile(self.grid, noise_level))
-        self.a_lo, self.a_hi = _blocks(0, self.fine, lambda lo: b / 4)
-        z_lo, z_hi = _z_blocks(b)
+        z_lo, z_hi = _z_blocks(self.b)
         self.z_lo, self.weight = z_lo, dlap_cdf(z_hi, scale) - dlap_cdf(z_lo - 1, scale)
-        self.far = _blocks(self.fine + 1, top, lambda lo: 0.005 * lo) if self.fine < top else None
-        p = math.exp(-1 / b)
-        self.reach = math.ceil(b * math.log(400 / ((1 - noise_level) * (1 + p))))
+        p = math.exp(-1 / self.b)
+        self.reach = math.ceil(self.b * math.log(400 / ((1 - noise_level) * (1 + p))))
 
     def rule(self, margin: int | None, certified: float) -> BoundRule:
         return BoundRule(margin, self.noise_level, certified, self.grid, self.heights)
 
-    def coverage(self, margin: int) -> float:
-        """The certified coverage of ``margin`` (see :func:`certified_coverage`)."""
+    def bounds(self, margin: int, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """A lower bound on ``C(a)`` for every ``a`` in each block ``[lo, hi]`` (less rounding)."""
         h = self.rule(margin, 0.0).halfwidth
-        values = self.family.cdf(self.a_hi[:, None], h(self.a_lo[:, None] + self.z_lo[None, :]))
-        worst = float((values @ self.weight).min())
-        if self.far is not None:
+        out = np.empty(lo.size)
+        near = lo <= self.fine
+        if near.any():
+            rows = lo[near][:, None] + self.z_lo[None, :]
+            out[near] = self.family.cdf(hi[near][:, None], h(rows)) @ self.weight
+        if not near.all():
             reach = max(self.reach - margin, 0)  # P(Z < -margin - reach) <= γ/400
             below = dlap_cdf(np.array([-margin - 1, -margin - reach - 1]), self.scale)
-            near, mid = 1 - float(below[0]), float(below[0] - below[1])
-            a_lo, a_hi = self.far
-            coarse = self.family.cdf(a_hi, h(a_lo - reach - margin))
-            worst = min(worst, float((self.noise_level * near + mid * coarse).min()))
-        return worst - _ROUNDING
+            inside, short = 1 - float(below[0]), float(below[0] - below[1])
+            coarse = self.family.cdf(hi[~near], h(lo[~near] - reach - margin))
+            out[~near] = self.noise_level * inside + short * coarse
+        return out - _ROUNDING
+
+    def coverage(self, margin: int, target: float | None = None) -> float:
+        """The certified coverage of ``margin`` (see :func:`certified_coverage`)."""
+        b, top = self.b, self.family.top
+        fine = _blocks(0, self.fine, lambda lo: b / 4 if target is None else b)
+        far = _blocks(self.fine + 1, top, lambda lo: 0.005 * lo) if self.fine < top else None
+        lo = fine[0] if far is None else np.concatenate([fine[0], far[0]])
+        hi = fine[1] if far is None else np.concatenate([fine[1], far[1]])
+        worst = math.inf
+        while lo.size:
+            values = self.bounds(margin, lo, hi)
+            bad = values < (-math.inf if target is None else target)
+            if (bad & (lo == hi)).any():  # an exact value of the statistic fails
+                return float(values[bad & (lo == hi)].min())
+            worst = min(worst, float(values[~bad].min())) if (~bad).any() else worst
+            mid = np.floor((lo[bad] + hi[bad]) / 2)
+            lo, hi = np.concatenate([lo[bad], mid + 1]), np.concatenate([mid, hi[bad]])
+        return worst
 
 
 def certified_coverage(
-    family: NoiseFamily, margin: int, noise_level: float, scale: tuple[int, int]
+    family: NoiseFamily,
+    margin: int,
+    noise_level: float,
+    scale: tuple[int, int],
+    target: float | None = None,
 ) -> float:
     """A lower bound on the coverage of the rule ``(margin, noise_level)`` for every dataset.
 
     ``scale`` is the exact ``(t, s)`` of the bound's discrete Laplace noise. Up to ``600 b`` the
-    statistic is scanned in blocks of ``b/4`` against blocks of ``b/12`` of the bound's noise
-    (module docstring). Beyond, a coarser bound per block of 0.5%: for ``z >= -c`` the bound
-    ``A >= a`` gives ``cdf >= 1 - γ_n`` (F2); for ``-c - j <= z < -c``, ``A >= a - j`` gives
-    ``cdf(a_hi, h(a_lo - j - c))``; below, 0 (``j`` leaves ``P(Z < -c - j)`` under ``γ/400``).
+    statistic is scanned in blocks (of ``b/4``; with a ``target``, of ``b``, halved while a
+    block's bound is below the target, down to single values) against blocks of ``b/12`` of the
+    bound's noise (module docstring). Beyond, blocks of 0.5% with a coarser bound: for
+    ``z >= -c`` the bound ``A >= a`` gives ``cdf >= 1 - γ_n`` (F2); for ``-c - j <= z < -c``,
+    ``A >= a - j`` gives ``cdf(a_hi, h(a_lo - j - c))``; below, 0 (``j`` leaves
+    ``P(Z < -c - j)`` under ``γ/400``). With a ``target`` the result is below it only if some
+    single value of the statistic fails.
 
     Examples
     --------
@@ -219,7 +245,7 @@ def certified_coverage(
     >>> certified_coverage(fam, 0, 0.903, (2, 1)) < 0.9 <= certified_coverage(fam, 2, 0.903, (2, 1))
     True
     """
-    return _Certifier(family, noise_level, scale).coverage(margin)
+    return _Certifier(family, noise_level, scale).coverage(margin, target)
 
 
 @lru_cache(maxsize=512)
@@ -235,16 +261,20 @@ def bound_rule(family: NoiseFamily, level: float, scale: tuple[int, int]) -> Bou
     """
     noise_level = 1.0 - NOISE_SHARE * (1.0 - float(level))
     certifier = _Certifier(family, noise_level, scale)
-    covers = {0: certifier.coverage(0)}
+
+    def coverage(margin: int) -> float:
+        return certifier.coverage(margin, level)
+
+    covers = {0: coverage(0)}
     if covers[0] >= level:
         return certifier.rule(0, covers[0])
     bad, good = 0, max(1, round(scale[0] / scale[1]))
-    while covers.setdefault(good, certifier.coverage(good)) < level:
+    while covers.setdefault(good, coverage(good)) < level:
         if good >= family.top:  # no margin certifies: the worst case, valid by (F1)-(F2)
             return certifier.rule(None, noise_level)
         bad, good = good, min(2 * good, family.top)
     while good - bad > 1:
         mid = (bad + good) // 2
-        covers[mid] = certifier.coverage(mid)
+        covers[mid] = coverage(mid)
         bad, good = (bad, mid) if covers[mid] >= level else (mid, good)
     return certifier.rule(good, covers[good])
