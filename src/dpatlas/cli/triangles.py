@@ -62,9 +62,8 @@ def add_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         type=positive_float,
         metavar="E",
         help="extra ε spent on a private bound on the noise size that gives ladder and smooth "
-        "releases a 95%% interval (global releases have one for free); 0.1 gives intervals within "
-        "10-20%% of the noise's own spread when the graph's largest common-neighbour count is in "
-        "the hundreds",
+        "releases a 95%% interval (global releases have one for free); what it buys: "
+        "docs/intervals-graphs.md",
     )
     p.set_defaults(func=run)
 

@@ -44,9 +44,8 @@ The rule. ``γ_n = NOISE_SHARE · γ`` (``γ = 1 - level``; the 3% kept back pay
 pessimism at large ``a``) and ``c`` the smallest integer ``>= 0`` that certifies (coverage grows
 with ``c``). When no margin up to ``top`` certifies (tiny graphs, where one unit of the bound is a
 large share of it), the rule is the worst case ``h = H(top)`` for every ``â``, valid by (F1)-(F2)
-alone: ``cdf(a, H(top)) >= cdf(top, H(top)) >= 1 - γ_n``. The constant 0.97 was chosen on steep
-ladders over ``a`` = 5 .. 2000 (width within 1-3% of the best split there), not on any benchmark
-graph.
+alone: ``cdf(a, H(top)) >= cdf(top, H(top)) >= 1 - γ_n``. The constant 0.97 was chosen on
+synthetic steep ladders, not on any benchmark graph (``docs/intervals-graphs.md``).
 """
 
 from __future__ import annotations

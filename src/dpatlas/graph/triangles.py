@@ -134,8 +134,8 @@ def triangle_count(
     interval_epsilon : float, optional
         Extra ε for a private bound on ``a_max`` that makes ``confidence_interval()`` work for
         the ladder and smooth methods (module docstring); without it they raise. The interval
-        is within a few percent of the noise's own quantile when ``interval_epsilon * a_max``
-        is large (e.g. 0.1 with ``a_max`` in the hundreds); see ``docs/intervals-graphs.md``.
+        nears the noise's own quantile as ``interval_epsilon * a_max`` grows; what a given
+        ``interval_epsilon`` buys is measured in ``docs/intervals-graphs.md``.
     backend : {"memory", "dask"}, default "memory"
         ``"dask"``: ``graph`` is an edge list on Dask (a dask DataFrame or Parquet path with
         integer ``src``, ``dst`` columns) whose exact statistics are computed on the cluster
