@@ -18,7 +18,13 @@ from typing import Any
 
 import numpy as np
 
-from dpatlas.spatial.products.plot import caption, draw_outlines, frame_axes, plot_heatmap
+from dpatlas.spatial.products.plot import (
+    caption,
+    draw_leaves,
+    draw_outlines,
+    frame_axes,
+    plot_heatmap,
+)
 
 __all__ = [
     "plot_heatmap",
@@ -78,17 +84,57 @@ def plot_heatmaps(
     return fig
 
 
+def _interval_layers(heatmap: Any, level: float, unit: str) -> tuple[list[Any], str]:
+    """The three maps (lower end, estimate, upper end) and a note on what they promise."""
+    pct = f"{level:.0%}"
+    if unit == "leaf":
+        m = heatmap.measured
+        low, high = heatmap.confidence_interval(level, unit="leaf")
+        count = np.bincount(m.of_cell, weights=heatmap.estimate, minlength=m.size)
+        per = m.n_cells[m.of_cell]
+        layers = [
+            (f"lower end of {pct} interval, leaf average per cell", low[m.of_cell] / per),
+            ("private estimate, leaf average per cell", count[m.of_cell] / per),
+            (f"upper end of {pct} interval, leaf average per cell", high[m.of_cell] / per),
+        ]
+        note = (
+            f"each leaf's count lies in its interval with probability >= {pct} (noise only); "
+            "shown divided by the leaf's cells: the leaf's average per cell"
+        )
+        return [(name, heatmap.as_grid(v)) for name, v in layers], note
+    low, high = heatmap.confidence_interval(level)
+    layers = [
+        (f"lower end of {pct} interval per cell", heatmap.as_grid(low)),
+        ("private estimate per cell", heatmap.counts),
+        (f"upper end of {pct} interval per cell", heatmap.as_grid(high)),
+    ]
+    note = f"each cell's count lies in its interval with probability >= {pct}"
+    if heatmap.measured.unit == "leaf":
+        note += (
+            "; in leaves of several cells the interval is [0, upper end of the leaf's], since "
+            "the spread of sites inside a leaf is not released (unit='leaf' shows the leaves)"
+        )
+    return layers, note
+
+
 def plot_interval_map(
     heatmap: Any,
     *,
     level: float = 0.95,
+    unit: str = "cell",
     outlines: Any = None,
     figsize: tuple[float, float] = (15, 5),
 ) -> Any:
-    """Lower end, estimate and upper end of every cell's ``level`` interval, on one scale.
+    """Lower end, estimate and upper end of every ``level`` interval, on one colour scale.
 
-    A cell whose lower end is above 0 holds sites with probability at least ``level``; the
-    intervals come from the public noise scale only (post-processing). Returns the figure.
+    ``unit="cell"``: each cell's interval (:meth:`~dpatlas.spatial.Heatmap.confidence_interval`);
+    a cell whose lower end is above 0 holds sites with probability at least ``level``. For a
+    multi-level release most cells lie in leaves of several cells, whose interval is
+    ``[0, upper end of the leaf's]``: honest, and wide. ``unit="leaf"`` draws what such a
+    release measured instead: each leaf's noise-only interval (and estimate) divided by its
+    number of cells, i.e. the leaf's average per cell, with the leaves outlined. The
+    intervals come from the raw release and the public noise scale only (post-processing).
+    Returns the figure.
 
     Examples
     --------
@@ -99,16 +145,13 @@ def plot_interval_map(
     ...                 crs="EPSG:3035", rng=0)
     >>> fig = plot_interval_map(hm)
     >>> [a.get_title() for a in fig.axes[:3]]
-    ['lower end of 95% interval', 'private estimate', 'upper end of 95% interval']
+    ['lower end of 95% interval per cell', 'private estimate per cell', 'upper end of 95% interval per cell']
     """
     import matplotlib.pyplot as plt
 
-    low, high = heatmap.confidence_interval(level)
-    layers = [
-        (f"lower end of {level:.0%} interval", heatmap.as_grid(low)),
-        ("private estimate", heatmap.counts),
-        (f"upper end of {level:.0%} interval", heatmap.as_grid(high)),
-    ]
+    if unit not in ("cell", "leaf"):
+        raise ValueError(f'unit must be "cell" or "leaf", got {unit!r}')
+    layers, note = _interval_layers(heatmap, level, unit)
     vmin = min(float(np.ma.min(v)) for _, v in layers)
     vmax = max(float(np.ma.max(v)) for _, v in layers)
     x0, y0, x1, y1 = heatmap.grid.bounds
@@ -116,10 +159,12 @@ def plot_interval_map(
     for ax, (name, values) in zip(axes, layers, strict=True):
         image = ax.imshow(values, extent=(x0, x1, y0, y1), origin="upper", vmin=vmin, vmax=vmax)
         fig.colorbar(image, ax=ax, shrink=0.8, label="sites per cell")
+        if unit == "leaf":
+            draw_leaves(heatmap, ax)
         draw_outlines(ax, outlines, heatmap.grid.crs)
         frame_axes(ax, heatmap.grid.bounds)
         ax.set_title(name, fontsize=9)
-    fig.suptitle(textwrap.fill(caption(heatmap), 120), fontsize=8)
+    fig.suptitle(textwrap.fill(f"{caption(heatmap)}. {note}", 150), fontsize=8)
     fig.tight_layout()
     return fig
 

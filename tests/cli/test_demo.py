@@ -35,13 +35,13 @@ def test_files_exist_and_reread(demo):
     assert maps[0] == "heatmap-adaptive.gpkg" or maps == ["heatmap.gpkg"]
     for name in maps:
         assert (out / name.replace(".gpkg", ".png")).read_bytes()[:4] == b"\x89PNG"
-        cells = gpd.read_file(out / name, layer="heatmap")
+        cells = gpd.read_file(out / name, layer="cells")
         assert cells.crs.to_epsg() == 27700
         assert len(cells) == 17 * 15  # 50 m cells over the streets' extent
         assert (cells["count"] >= 0).all()  # non-negative post-processing
     if len(maps) > 1:
         assert (out / "heatmaps-compared.png").read_bytes()[:4] == b"\x89PNG"
-    uniform = gpd.read_file(out / "heatmap.gpkg", layer="heatmap")
+    uniform = gpd.read_file(out / "heatmap.gpkg", layer="cells")
     assert uniform["count"].sum() == max(uniform["raw"].sum(), 0)  # same total as the release
     report = json.loads((out / "triangles.json").read_text())
     assert isinstance(report["value"], int)

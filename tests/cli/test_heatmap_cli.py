@@ -6,6 +6,7 @@ import json
 
 import geopandas as gpd
 import numpy as np
+import pyogrio
 import pytest
 import rasterio
 
@@ -31,14 +32,15 @@ def test_gpkg_release_debits_the_ledger_then_overspend_is_refused(run_cli, ledge
     assert data["grid"]["shape"] == [15, 17]
     assert data["budget"]["remaining"]["epsilon"] == 0.25
     assert "steps" not in res.err  # stderr is a pipe: no progress bar
-    cells = gpd.read_file(out, layer="heatmap")
+    cells = gpd.read_file(out, layer="cells")
     assert cells.crs.to_epsg() == 27700
     assert len(cells) == 15 * 17
-    assert {"count", "raw", "ci_low", "ci_high"} <= set(cells.columns)
+    assert {"count", "raw", "ci95_low", "ci95_high", "ci_covers"} <= set(cells.columns)
     # discrete Laplace of scale 4/3: P(|Z| <= 3) = 0.932, P(|Z| <= 4) = 0.968, so ±4 at 95%,
     # both ends clipped at 0 (counts are never negative)
-    assert (cells["ci_high"] == (cells["raw"] + 4).clip(lower=0)).all()
-    assert (cells["ci_low"] == (cells["raw"] - 4).clip(lower=0)).all()
+    assert (cells["ci95_high"] == (cells["raw"] + 4).clip(lower=0)).all()
+    assert (cells["ci95_low"] == (cells["raw"] - 4).clip(lower=0)).all()
+    assert (cells["ci_covers"] == "noise").all()
 
     out.unlink()
     refused = run_cli("heatmap", *args, "--epsilon", "0.5")
@@ -74,6 +76,38 @@ def test_geotiff_and_geojson_outputs(cli, tmp_path):
     np.testing.assert_array_equal(np.sort(cells["count"]), np.sort(band.ravel()))  # same seed
 
 
+def test_intervals_are_said_in_words_and_a_tree_map_writes_its_leaves(cli, tmp_path):
+    out, leaves = tmp_path / "map.gpkg", tmp_path / "leaves.geojson"
+    base = [*DEATHS, *AREA, *GRID, "--epsilon", "1", "--seed", "3", "--method", "privtree"]
+    res = cli("heatmap", *base, "--out", out)
+    assert res.code == 0, res.err
+    assert "noise discrete_laplace of scale 2 on each leaf" in res.out
+    assert '95% ranges per leaf (layer "leaves"): each leaf\'s true count lies in' in res.out
+    assert "any other cell gets 0 to the upper end of its leaf's range" in res.out
+    assert "valid, but wide" in res.out
+    assert pyogrio.list_layers(out)[:, 0].tolist() == ["cells", "leaves"]
+    cells, tree = gpd.read_file(out, layer="cells"), gpd.read_file(out, layer="leaves")
+    assert set(cells["ci_covers"]) == {"noise", "noise and spread"}
+    assert (tree["ci_covers"] == "noise").all()
+    assert tree["n_cells"].sum() == len(cells)
+    assert "leaf" in pyogrio.read_info(out, layer="leaves")["layer_metadata"]["interval"]
+    geojson = cli("heatmap", *base, "--out", leaves, "--unit", "leaf")
+    assert "95% ranges per leaf (columns ci95_low, ci95_high)" in geojson.out
+    assert "95% ranges per cell (write .gpkg, or --unit cell for them)" in geojson.out
+    assert len(gpd.read_file(leaves)) == len(tree)
+    refused = cli("heatmap", *base, "--out", out, "--unit", "leaf")
+    assert refused.code != 0
+    assert "--unit is for GeoJSON" in refused.err
+    uniform = [*DEATHS, *AREA, *GRID, "--epsilon", "1", "--method", "uniform", "--out"]
+    refused = cli("heatmap", *uniform, leaves, "--unit", "leaf")
+    assert refused.code != 0
+    assert "unit='leaf' needs a multi-level release" in refused.err
+    png = cli("heatmap", *uniform, tmp_path / "map.png")
+    assert "each cell's true count lies in its" in png.out
+    assert "95% ranges per cell (write .gpkg for them)" in png.out
+    assert "only noise to allow for: every cell was measured on its own" in png.out
+
+
 def test_png_has_privacy_caption(cli, tmp_path):
     png = tmp_path / "map.png"
     res = cli("heatmap", *DEATHS, *AREA, *GRID, "--epsilon", "0.5", "--out", png, "--quiet")
@@ -103,7 +137,7 @@ def test_csv_and_gbif_inputs(cli, tmp_path):
     data = json.loads(res.out)
     assert data["release"]["max_sites_per_individual"] == "3"
     assert data["release"]["sensitivity"] == "3"
-    cells = gpd.read_file(tmp_path / "b.gpkg", layer="heatmap")
+    cells = gpd.read_file(tmp_path / "b.gpkg", layer="cells")
     ny, nx = data["grid"]["shape"]
     assert len(cells) == data["grid"]["n_released"] < nx * ny  # the box, re-projected, is tilted
 

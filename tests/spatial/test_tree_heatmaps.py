@@ -9,6 +9,7 @@ from shapely.geometry import box
 import dpatlas.spatial as sp
 from dpatlas.core import Budget
 from dpatlas.spatial.methods.auto import choose_method
+from dpatlas.spatial.products._noise_sums import NoiseSum
 from dpatlas.spatial.products.export import describe
 from dpatlas.spatial.products.plot import caption
 from dpatlas.spatial.tree.estimates import drop_empty, empty_regions, leaf_of_cell, to_cells
@@ -74,7 +75,7 @@ def test_consistent_refuses_a_bad_empty_z():
         sp.consistent(hm.replace(estimate=None, steps=()), empty_z=-1)
 
 
-def test_leaf_share_intervals_and_descriptions():
+def test_cell_and_leaf_intervals_and_descriptions():
     opts = {"theta": 0.0}  # the paper's tree: no leaf below -6 here (see the xfail below)
     hm = sp.heatmap(
         _sites(), GRID, epsilon=1.0, method="privtree", crs=CRS, rng=2, method_options=opts
@@ -82,21 +83,43 @@ def test_leaf_share_intervals_and_descriptions():
     h = hm.hierarchy
     low, high = hm.confidence_interval(0.95)
     leaf_scale = hm.release.metadata["leaf_noise"]["scale"]
-    leaf = np.flatnonzero(h.is_leaf & (h.n_released > 1))[0]
-    cells = (np.arange(64)[:, None] * 64 + np.arange(64)[None, :])[
-        h.r0[leaf] : h.r1[leaf], h.c0[leaf] : h.c1[leaf]
-    ].ravel()
-    y, n = h.noisy[leaf], h.n_released[leaf]
-    np.testing.assert_allclose(high[cells], (y + 6) / n)  # halfwidth 6 at scale 2, level 0.95
-    np.testing.assert_allclose(low[cells], max(y - 6, 0) / n)
+    ids = np.arange(64 * 64).reshape(64, 64)
+    big = np.flatnonzero(h.is_leaf & (h.n_released > 1))
+    one = np.flatnonzero(h.is_leaf & (h.n_released == 1))
+    assert big.size
+    assert one.size
+    for leaf in (big[0], big[-1]):
+        cells = ids[h.r0[leaf] : h.r1[leaf], h.c0[leaf] : h.c1[leaf]].ravel()
+        # scale 2: P(Z <= 5) = 0.96 >= 0.95 > P(Z <= 4): a cell holds 0 up to all of its leaf
+        np.testing.assert_array_equal(high[cells], max(h.noisy[leaf] + 5, 0))
+        np.testing.assert_array_equal(low[cells], 0)
+    for leaf in one[:5]:
+        cell = ids[h.r0[leaf], h.c0[leaf]]  # measured on its own: ±6 at 95%, noise only
+        assert (low[cell], high[cell]) == (max(h.noisy[leaf] - 6, 0), max(h.noisy[leaf] + 6, 0))
+    leaf_low, leaf_high = hm.confidence_interval(0.95, unit="leaf")
+    nodes = hm.measured.node
+    np.testing.assert_array_equal(nodes, np.flatnonzero(h.is_leaf & (h.n_released > 0)))
+    np.testing.assert_array_equal(leaf_high, np.maximum(h.noisy[nodes] + 6, 0))
+    np.testing.assert_array_equal(leaf_low, np.maximum(h.noisy[nodes] - 6, 0))
     assert (low >= 0).all()
     assert (high >= low).all()
     facts = describe(hm)
     assert facts["noise"] == "discrete_laplace per leaf of a released tree"
     assert float(facts["noise_scale"]) == leaf_scale == 2.0
+    assert (facts["measured_unit"], facts["measured_units"]) == ("leaf", str(nodes.size))
+    assert "valid but wide" in facts["interval_cell"]
+    assert "noise only" in facts["interval_leaf"]
     assert "per leaf" in caption(hm)
     gdf = hm.to_geodataframe()
     assert len(gdf) == GRID.n_released
+    np.testing.assert_array_equal(gdf["ci95_high"], high)
+    assert (
+        gdf["ci_covers"]
+        == np.where(hm.measured.n_cells[hm.measured.of_cell] > 1, "noise and spread", "noise")
+    ).all()
+    np.testing.assert_array_equal(gdf["leaf"], nodes[hm.measured.of_cell])
+    with pytest.raises(ValueError, match='unit must be "cell" or "leaf", got \'node\''):
+        hm.confidence_interval(0.95, unit="node")
 
 
 def test_region_queries_use_the_least_squares_tree_with_exact_variance():
@@ -112,8 +135,14 @@ def test_region_queries_use_the_least_squares_tree_with_exact_variance():
     assert q.estimate == pytest.approx(least_squares(h)[children].sum())
     assert q.variance == pytest.approx(query_variance(h, weights))
     assert q.variance < h.variance[children].sum()  # the hierarchy helps
-    assert q.interval == "normal"
     assert q.n_cells == (h.r1[i] - h.r0[i]) * (h.c1[i] - h.c0[i])
+    # the interval rests on the measured leaves (its whole children): exact, noise only
+    assert (q.interval, q.covers, q.unit) == ("exact", "noise", "leaf")
+    assert (q.n_whole, q.n_cut) == (children.size, 0)
+    raw = h.noisy[children].sum()
+    scales = np.full(children.size, hm.release.metadata["leaf_noise"]["scale"])
+    half = NoiseSum("discrete_laplace", scales).upper(0.975)
+    assert (q.ci_low, q.ci_high) == (max(raw - half, 0), raw + half)
 
 
 def test_method_options_reach_the_method_and_unknown_ones_are_refused():

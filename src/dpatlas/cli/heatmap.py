@@ -16,7 +16,14 @@ from dpatlas.cli._common import (
 )
 from dpatlas.cli.progress import Steps, show_progress
 
-__all__ = ["OUT_SUFFIXES", "add_parser", "read_points", "study_area_grid", "write_heatmap"]
+__all__ = [
+    "OUT_SUFFIXES",
+    "add_parser",
+    "interval_lines",
+    "read_points",
+    "study_area_grid",
+    "write_heatmap",
+]
 
 OUT_SUFFIXES = (".gpkg", ".geojson", ".json", ".tif", ".tiff", ".png")
 
@@ -94,6 +101,12 @@ def add_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         help="post-process to non-negative integer counts with the same total (free)",
     )
     p.add_argument("--out", type=Path, required=True, help="output: " + ", ".join(OUT_SUFFIXES))
+    p.add_argument(
+        "--unit",
+        choices=("cell", "leaf"),
+        help="GeoJSON: write one polygon per cell (default) or per leaf the map measured "
+        "(adaptive / PrivTree maps); a GeoPackage holds both layers",
+    )
     p.set_defaults(func=run)
 
 
@@ -158,8 +171,11 @@ def study_area_grid(
     return grid, area.geometry
 
 
-def write_heatmap(hm: Any, path: Path, *, outlines: Any = None) -> Path:
-    """Write ``hm`` by the suffix of ``path`` (GeoPackage, GeoJSON, GeoTIFF or PNG)."""
+def write_heatmap(hm: Any, path: Path, *, outlines: Any = None, unit: str | None = None) -> Path:
+    """Write ``hm`` by the suffix of ``path`` (GeoPackage, GeoJSON, GeoTIFF or PNG).
+
+    ``unit`` picks the GeoJSON layer (``"cell"`` or ``"leaf"``); a GeoPackage gets every layer.
+    """
     suffix = path.suffix.lower()
     if suffix not in OUT_SUFFIXES:
         raise UsageError(f"--out must end in {', '.join(OUT_SUFFIXES)}, got {str(path)!r}")
@@ -171,7 +187,65 @@ def write_heatmap(hm: Any, path: Path, *, outlines: Any = None) -> Path:
 
         ax = plot_heatmap(hm, outlines=outlines)
         return save_figure(ax.figure, path)
-    return Path(hm.to_file(path))
+    if unit is not None and suffix == ".gpkg":
+        raise UsageError("--unit is for GeoJSON; a GeoPackage holds the cells and the leaves")
+    return Path(hm.to_file(path, unit=unit))
+
+
+def _where(path: Path, unit: str | None) -> dict[str, str]:
+    """Where each unit's ranges are in the written file (or that they are not)."""
+    suffix = path.suffix.lower()
+    columns = " (columns ci95_low, ci95_high)"
+    if suffix == ".gpkg":
+        return {"cell": ' (layer "cells")', "leaf": ' (layer "leaves")'}
+    if suffix not in (".geojson", ".json"):
+        return {"cell": " (write .gpkg for them)", "leaf": " (write .gpkg for them)"}
+    other = " (write .gpkg, or --unit {} for them)"
+    if unit == "leaf":
+        return {"cell": other.format("cell"), "leaf": columns}
+    return {"cell": columns, "leaf": other.format("leaf")}
+
+
+def interval_lines(hm: Any, path: Path, unit: str | None = None) -> list[str]:
+    """What the 95% ranges of the map promise, in words a non-statistician reads.
+
+    ``path`` and ``unit`` (the GeoJSON layer) say where the ranges were written.
+
+    Examples
+    --------
+    >>> import numpy as np, dpatlas.spatial as sp
+    >>> g = sp.Grid.from_bounds((0, 0, 2, 1), cell_size=1, crs="EPSG:3035")
+    >>> hm = sp.heatmap((np.array([0.5]), np.array([0.5])), g, epsilon=1.0, crs=3035, rng=0)
+    >>> for line in interval_lines(hm, Path("map.geojson")):
+    ...     print(line)
+      95% ranges per cell (columns ci95_low, ci95_high): each cell's true count lies in its
+        range with at least 95% probability; a range is the raw noisy count ± 3, cut at 0
+        (only noise to allow for: every cell was measured on its own)
+    """
+    m = hm.measured
+    where = _where(path, unit)
+    widths = m.halfwidth(0.95)
+    width = f"{widths.max() if m.size else 0:g}"
+    if m.size and widths.min() < widths.max():  # units measured at several scales
+        width = f"up to {width}"
+    if m.unit == "cell":
+        return [
+            f"  95% ranges per cell{where['cell']}: each cell's true count lies in its",
+            f"    range with at least 95% probability; a range is the raw noisy count ± {width}, "
+            "cut at 0",
+            "    (only noise to allow for: every cell was measured on its own)",
+        ]
+    alone = int((m.n_cells == 1).sum())
+    return [
+        f"  this map measured {m.size} leaves (blocks of cells), not single cells:",
+        f"  95% ranges per leaf{where['leaf']}: each leaf's true count lies in its range",
+        f"    with at least 95% probability; a range is the leaf's raw noisy count ± {width}, "
+        "cut at 0",
+        f"  95% ranges per cell{where['cell']}: the {alone} cells that are a leaf",
+        "    on their own get the same; any other cell gets 0 to the upper end of its leaf's range,",
+        "    because how the sites spread inside a leaf is not released: valid, but wide;",
+        "    read the leaves for tight ranges",
+    ]
 
 
 def _short(number: str) -> str:
@@ -219,7 +293,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
             if args.nonnegative:
                 hm = hm.nonnegative()
         with bar.step(f"writing {args.out.name}"):
-            path = write_heatmap(hm, args.out, outlines=outline)
+            path = write_heatmap(hm, args.out, outlines=outline, unit=args.unit)
     facts = describe(hm)
     out.payload.update(
         {
@@ -235,10 +309,10 @@ def run(args: argparse.Namespace, out: Output) -> int:
         f"  epsilon {facts['epsilon']} for the whole map ({grid.n_released} cells), "
         f"mechanism {facts['mechanism']}"
     )
-    out.line(
-        f"  noise {facts['noise']} of scale {_short(facts['noise_scale'])}; "
-        f"95% interval per cell: estimate ± {_short(facts['ci95_halfwidth'])}"
-    )
+    each = "leaf" if hm.measured.unit == "leaf" else "cell"
+    out.line(f"  noise {hm.measured.noise} of scale {_short(facts['noise_scale'])} on each {each}")
+    for text in interval_lines(hm, path, args.unit):
+        out.line(text)
     out.line(f"  grid {grid.nx} x {grid.ny} cells of {grid.cell_size:g} m in {facts['crs']}")
     if budget is not None:
         left = budget.remaining

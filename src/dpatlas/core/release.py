@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["NoiseModel", "Release", "register_noise"]
+__all__ = ["NoiseModel", "Release", "noise_model", "register_noise"]
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,21 @@ def register_noise(
     ``variance(scale)`` the noise variance.
     """
     _NOISE[name] = NoiseModel(halfwidth=halfwidth, variance=variance)
+
+
+def noise_model(name: str) -> NoiseModel:
+    """The registered noise distribution ``name``.
+
+    Examples
+    --------
+    >>> import dpatlas.core.noise.discrete_laplace  # registers "discrete_laplace"
+    >>> noise_model("discrete_laplace").halfwidth(2.0, 0.95)
+    6.0
+    """
+    try:
+        return _NOISE[name]
+    except KeyError:
+        raise ValueError(f"no noise model registered for {name!r}") from None
 
 
 def _check_level(level: float) -> float:
@@ -122,10 +137,7 @@ class Release:
                 "computed from the release alone; see the release function's docs for a private "
                 "interval (it spends a stated part of epsilon on a noisy bound) or an estimator"
             )
-        try:
-            return _NOISE[self.noise]
-        except KeyError:
-            raise ValueError(f"no noise model registered for {self.noise!r}") from None
+        return noise_model(self.noise)
 
     def variance(self) -> float:
         """Variance of the noise added to each value (public: a function of the scale)."""

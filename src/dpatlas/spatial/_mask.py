@@ -69,6 +69,9 @@ def _coverage(
     boxes = _boxes(x_edges, y_edges, rows, rows + 1, cols, cols + 1)
     pieces = _pieces(polygon, x_edges, y_edges, rows, cols)
     fraction = shapely.area(shapely.intersection(boxes, pieces)) / (size * size)
+    # 1.0 means "wholly inside" (region intervals rely on it): an area ratio rounded up to 1
+    # is not proof of it, the containment predicate is
+    fraction = np.minimum(fraction, np.nextafter(1.0, 0.0))
     shapely.prepare(polygon)
     fraction[shapely.contains(polygon, boxes)] = 1.0
     return inside, rows, cols, fraction
@@ -81,11 +84,12 @@ def cell_coverage(
 
     ``fraction`` is the share of the cell's area inside the polygon, > 0 for every cell listed
     (a positive-area overlap is the same as interiors meeting: cells that only touch the
-    polygon are left out), and exactly 1.0 for cells inside it. Cells farther than one cell
-    from the polygon's boundary lie wholly inside or outside, so the raster rule "centre
-    inside" decides them exactly without a geometry per cell; the cells along the boundary
-    (rasterised with ``all_touched`` and widened by one cell) are measured exactly with shapely,
-    against the polygon cut first into blocks of cells so that each cut is small.
+    polygon are left out), and exactly 1.0 for the cells inside it and only for them. Cells
+    farther than one cell from the polygon's boundary lie wholly inside or outside, so the
+    raster rule "centre inside" decides them exactly without a geometry per cell; the cells
+    along the boundary (rasterised with ``all_touched`` and widened by one cell) are measured
+    exactly with shapely, against the polygon cut first into blocks of cells so that each cut
+    is small.
     """
     inner, rows, cols, fraction = _coverage(polygon, x_edges, y_edges)
     inner_rows, inner_cols = np.nonzero(inner)

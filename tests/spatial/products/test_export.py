@@ -38,8 +38,9 @@ def test_geodataframe_has_one_polygon_per_released_cell():
         "col",
         "count",
         "raw",
-        "ci_low",
-        "ci_high",
+        "ci95_low",
+        "ci95_high",
+        "ci_covers",
         "suppressed",
         "geometry",
     ]
@@ -54,9 +55,15 @@ def test_geodataframe_has_one_polygon_per_released_cell():
         x0 + 1_000 * (first["col"] + 1),
         y1 - 1_000 * first["row"],
     )
-    assert (gdf["ci_low"] >= 0).all()
-    assert (gdf["ci_high"] - gdf["raw"] == 6).all()  # scale 2: 95% half-width 6
+    assert (gdf["ci95_low"] >= 0).all()
+    assert (gdf["ci95_high"] - gdf["raw"] == 6).all()  # scale 2: 95% half-width 6
+    assert (gdf["ci_covers"] == "noise").all()
     assert gdf.attrs["dpatlas"]["epsilon"] == "0.5"
+    assert gdf.attrs["dpatlas"]["layer_unit"] == "cell"
+    assert "every cell was measured on its own" in gdf.attrs["dpatlas"]["interval"]
+    assert list(hm.to_geodataframe(level=0.9).columns[4:6]) == ["ci90_low", "ci90_high"]
+    with pytest.raises(ValueError, match="unit='leaf' needs a multi-level release"):
+        hm.to_geodataframe(unit="leaf")
 
 
 def test_geopackage_round_trip_keeps_values_crs_and_metadata(tmp_path):
@@ -141,3 +148,103 @@ def test_plot_title_carries_epsilon_and_mechanism(tmp_path):
     fig, own = plt.subplots()
     assert hm.plot(ax=own) is own
     plt.close(fig)
+
+
+def _tree_map(seed: int = 5):
+    """A PrivTree map on the triangle (masked) grid: some leaves are cut by the mask."""
+    grid = Grid.from_polygon(
+        Polygon([(4_000_000, 3_000_000), (4_040_000, 3_000_000), (4_000_000, 3_032_000)]),
+        cell_size=1_000,
+        crs="EPSG:3035",
+    )
+    gen = np.random.default_rng(seed)
+    x = np.r_[gen.normal(4_008_000, 2_000, 1_500), gen.uniform(4_000_000, 4_020_000, 300)]
+    y = np.r_[gen.normal(3_008_000, 2_000, 1_500), gen.uniform(3_000_000, 3_016_000, 300)]
+    return heatmap((x, y), grid, method="privtree", epsilon=1.0, crs=3035, rng=seed)
+
+
+def test_leaf_layer_has_one_polygon_per_measured_leaf_with_count_density_and_interval():
+    hm = _tree_map()
+    m, h, grid = hm.measured, hm.hierarchy, hm.grid
+    gdf = hm.to_geodataframe(unit="leaf")
+    assert list(gdf.columns) == [
+        "leaf",
+        "n_cells",
+        "count",
+        "raw",
+        "density_km2",
+        "ci95_low",
+        "ci95_high",
+        "ci_covers",
+        "geometry",
+    ]
+    assert len(gdf) == m.size == np.count_nonzero(h.is_leaf & (h.n_released > 0))
+    np.testing.assert_array_equal(gdf["raw"], h.noisy[gdf["leaf"]])
+    np.testing.assert_array_equal(gdf["n_cells"], h.n_released[gdf["leaf"]])
+    # polygons: the leaves' released cells exactly (cut by the mask where it cuts them)
+    nodes = gdf["leaf"].to_numpy()
+    rectangles = (h.r1 - h.r0)[nodes] * (h.c1 - h.c0)[nodes]
+    assert (gdf["n_cells"] < rectangles).any()
+    np.testing.assert_allclose(gdf.geometry.area, gdf["n_cells"] * grid.cell_area)
+    assert gdf.geometry.union_all().area == pytest.approx(grid.n_released * grid.cell_area)
+    assert gdf["count"].sum() == pytest.approx(hm.estimate.sum())
+    np.testing.assert_allclose(gdf["density_km2"], gdf["count"] / gdf["n_cells"])  # 1 km² cells
+    low, high = hm.confidence_interval(unit="leaf")
+    np.testing.assert_array_equal(gdf["ci95_low"], low)
+    np.testing.assert_array_equal(gdf["ci95_high"], high)
+    assert (gdf["ci_covers"] == "noise").all()
+    facts = gdf.attrs["dpatlas"]
+    assert (facts["layer_unit"], facts["measured_unit"]) == ("leaf", "leaf")
+    assert "each leaf's true count" in facts["interval"]
+
+
+def test_geopackage_of_a_tree_map_holds_cells_and_leaves_and_replaces_the_file(tmp_path):
+    path = tmp_path / "map.gpkg"
+    _map().to_file(path)
+    hm = _tree_map()
+    hm.to_file(path)
+    assert pyogrio.list_layers(path)[:, 0].tolist() == ["cells", "leaves"]
+    cells, leaves = gpd.read_file(path, layer="cells"), gpd.read_file(path, layer="leaves")
+    assert len(cells) == hm.grid.n_released
+    assert len(leaves) == hm.measured.size
+    meta = pyogrio.read_info(path, layer="leaves")["layer_metadata"]
+    assert meta["layer_unit"] == "leaf"
+    assert meta["mechanism"] == "heatmap/privtree"
+    assert (
+        "noise and spread" in pyogrio.read_info(path, layer="cells")["layer_metadata"]["interval"]
+    )
+    _map().to_file(path)  # a one-level map: the old leaves are gone with the old file
+    assert pyogrio.list_layers(path)[:, 0].tolist() == ["cells"]
+    hm.to_file(path, unit="leaf")
+    assert pyogrio.list_layers(path)[:, 0].tolist() == ["leaves"]
+    geojson = hm.to_file(tmp_path / "leaves.geojson", unit="leaf", level=0.9)
+    back = gpd.read_file(geojson)
+    assert len(back) == hm.measured.size
+    assert {"ci90_low", "ci90_high"} <= set(back.columns)
+    with pytest.raises(ValueError, match="unit='leaf' needs a multi-level release"):
+        _map().to_file(tmp_path / "no.geojson", unit="leaf")
+
+
+def test_plots_outline_the_leaves_and_say_what_the_interval_map_shows():
+    from dpatlas.plot import plot_interval_map
+
+    hm = _tree_map()
+    ax = hm.plot(leaves=True)
+    assert len(ax.collections[-1].get_paths()) == hm.measured.size
+    plt.close(ax.figure)
+    with pytest.raises(ValueError, match="leaves=True needs a multi-level release"):
+        _map().plot(leaves=True)
+    fig = plot_interval_map(hm, unit="leaf")
+    assert fig.axes[0].get_title() == "lower end of 95% interval, leaf average per cell"
+    assert "noise only" in fig.texts[0].get_text()
+    plt.close(fig)
+    fig = plot_interval_map(hm)
+    assert "[0, upper end of the leaf's]" in fig.texts[0].get_text().replace("\n", " ")
+    plt.close(fig)
+
+
+def test_geotiff_tags_do_not_describe_interval_columns_it_lacks(tmp_path):
+    with rasterio.open(_tree_map().to_geotiff(tmp_path / "tree.tif")) as src:
+        tags = src.tags()
+    assert tags["measured_unit"] == "leaf"
+    assert not any(key.startswith("interval") for key in tags)

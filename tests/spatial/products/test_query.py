@@ -1,9 +1,8 @@
-"""Region queries: area weights, exact and normal intervals, masked cells, CRS of the polygon."""
+"""Region queries: area weights, intervals of whole and cut cells, masked cells, polygon CRS."""
 
 from __future__ import annotations
 
 import math
-from statistics import NormalDist
 
 import geopandas as gpd
 import numpy as np
@@ -13,7 +12,7 @@ from shapely.geometry import Point, Polygon, box
 
 from dpatlas.core.noise.discrete_laplace import _halfwidth
 from dpatlas.spatial import Grid, heatmap
-from dpatlas.spatial.products.query import sum_halfwidth
+from dpatlas.spatial.products._noise_sums import NoiseSum
 
 GRID = Grid.from_bounds((0, 0, 10_000, 10_000), cell_size=1_000, crs="EPSG:3035")
 
@@ -35,49 +34,59 @@ def _pmf_sum(scale: float, n: int, reach: int = 400) -> np.ndarray:
     return pmf
 
 
+def _upper(scale: float, n: int, prob: float) -> float:
+    return NoiseSum("discrete_laplace", np.full(n, scale)).upper(prob)
+
+
 @pytest.mark.parametrize("scale", [0.5, 1.0, 2.0, 10.0 / 3])
 @pytest.mark.parametrize("level", [0.5, 0.9, 0.95, 0.99])
-def test_exact_halfwidth_of_one_cell_matches_the_core(scale, level):
-    assert sum_halfwidth(scale, 1, level) == _halfwidth(scale, level)
+def test_equal_tailed_quantile_of_one_cell_is_the_cores_halfwidth(scale, level):
+    assert _upper(scale, 1, (1 + level) / 2) == _halfwidth(scale, level)
 
 
 @pytest.mark.parametrize(("scale", "n"), [(1.0, 2), (2.0, 3), (4.0, 5)])
-def test_exact_halfwidth_of_a_sum_matches_direct_convolution(scale, n):
+def test_quantile_of_a_sum_matches_direct_convolution(scale, n):
     pmf = _pmf_sum(scale, n)
+    cdf = np.cumsum(pmf)
     centre = pmf.size // 2
-    central = np.array([pmf[centre - h : centre + h + 1].sum() for h in range(200)])
-    for level in (0.8, 0.95, 0.99):
-        assert sum_halfwidth(scale, n, level) == int(np.argmax(central >= level))
+    for prob in (0.8, 0.95, 0.975, 0.995):
+        assert _upper(scale, n, prob) == int(np.argmax(cdf >= prob)) - centre
 
 
-def test_whole_cells_give_the_raw_sum_and_an_exact_interval():
+def test_whole_cells_give_the_raw_sum_and_an_exact_noise_only_interval():
     hm = _map()
     q = hm.query(box(2_000, 3_000, 5_000, 5_000))  # 3 x 2 whole cells
     rows, cols = slice(5, 7), slice(2, 5)  # row 0 is the north row: y in [9000, 10000)
-    assert q.n_cells == 6
+    assert (q.n_cells, q.n_whole, q.n_cut, q.unit) == (6, 6, 0, "cell")
     assert q.estimate == hm.raw[rows, cols].sum()
-    assert q.interval == "exact"
+    assert (q.interval, q.covers) == ("exact", "noise")
     assert q.variance == pytest.approx(6 * hm.release.variance())
-    h = sum_halfwidth(hm.release.scale, 6, 0.95)
+    h = _upper(hm.release.scale, 6, 0.975)
     assert (q.ci_low, q.ci_high) == (max(q.estimate - h, 0), q.estimate + h)
     assert q.epsilon == 0.5
     assert q.level == 0.95
+    assert "6 cells wholly inside" in q.describe()
 
 
-def test_partial_cells_are_area_weighted_with_a_normal_interval():
+def test_cut_cells_are_area_weighted_and_bounded_by_their_whole_count():
     hm = _map()
     q = hm.query(box(2_500, 0, 3_000, 1_000))  # half of the cell (row 9, col 2)
-    assert q.n_cells == 1
+    assert (q.n_cells, q.n_whole, q.n_cut) == (1, 0, 1)
     assert q.estimate == pytest.approx(0.5 * hm.raw[9, 2])
     assert q.variance == pytest.approx(0.25 * hm.release.variance())
-    assert q.interval == "normal"
-    half = NormalDist().inv_cdf(0.975) * math.sqrt(q.variance)
-    assert q.ci_high == pytest.approx(q.estimate + half)
+    assert (q.interval, q.covers) == ("exact", "noise and spread")
+    # the half cell holds between 0 and all of the cell's sites: [0, one-sided upper end]
+    assert (q.ci_low, q.ci_high) == (0.0, max(hm.raw[9, 2] + _upper(2.0, 1, 0.95), 0.0))
+    assert "spread of sites inside the 1 cells its edge cuts" in q.describe()
     triangle = Polygon([(0, 0), (2_000, 0), (0, 2_000)])
     t = hm.query(triangle)
     expected = hm.raw[9, 0] + 0.5 * (hm.raw[8, 0] + hm.raw[9, 1])
     assert t.estimate == pytest.approx(expected)
     assert t.variance == pytest.approx(1.5 * hm.release.variance())
+    assert (t.n_whole, t.n_cut) == (1, 2)
+    outer = hm.raw[9, 0] + hm.raw[8, 0] + hm.raw[9, 1]
+    assert hm.raw[9, 0] - 6 <= t.ci_low <= hm.raw[9, 0]  # lower end: the whole cell's sum
+    assert outer <= t.ci_high <= outer + 10  # upper end: all three cells' sum
 
 
 def test_cells_outside_the_release_or_the_grid_count_zero():
@@ -117,7 +126,7 @@ def test_exact_interval_covers_at_the_stated_level():
             box(0, 0, 2, 2), level=0.9
         )
         hits += q.ci_low <= 3 <= q.ci_high
-    h = int(sum_halfwidth(2.0, 4, 0.9))
+    h = int(_upper(2.0, 4, 0.95))
     p = 1 - 2 * float(_pmf_sum(2.0, 4)[400 * 4 + 1 + h :].sum())  # exact coverage
     sd = math.sqrt(p * (1 - p) / 1_000)
     assert abs(hits / 1_000 - p) < 5 * sd
@@ -137,3 +146,23 @@ def test_weights_match_brute_force_area_fractions(seed):
     assert q.n_cells == np.count_nonzero(fraction)
     assert q.estimate == pytest.approx(fraction @ hm.release.value)
     assert q.variance == pytest.approx((fraction**2).sum() * hm.release.variance())
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_rectangles_take_a_fast_path_with_the_same_weights(seed):
+    from dpatlas.spatial._mask import cell_coverage
+    from dpatlas.spatial.products.query import _box_coverage
+
+    gen = np.random.default_rng(seed)
+    x_edges, y_edges = GRID.x_edges, GRID.y_edges
+    corners = np.sort(gen.uniform(-500, 10_500, (2, 2)), axis=1)
+    if seed == 0:
+        corners = np.array([[2_000.0, 5_000.0], [3_000.0, 5_000.0]])  # on cell edges
+    bounds = (corners[0, 0], corners[1, 0], corners[0, 1], corners[1, 1])
+    fast = _box_coverage(bounds, x_edges, y_edges)
+    slow = cell_coverage(box(*bounds), x_edges, y_edges)
+    order_fast = np.lexsort((fast[1], fast[0]))
+    order_slow = np.lexsort((slow[1], slow[0]))
+    for a, b in zip(fast, slow, strict=True):
+        np.testing.assert_allclose(a[order_fast], b[order_slow], rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(fast[2][order_fast] == 1.0, slow[2][order_slow] == 1.0)

@@ -12,7 +12,7 @@ from dpatlas.spatial.grid import Grid
 from dpatlas.spatial.tree.estimates import to_cells
 from dpatlas.spatial.tree.hierarchy import Hierarchy
 
-__all__ = ["leaf_intervals", "noise_of", "tree_of", "tree_release"]
+__all__ = ["tree_of", "tree_release"]
 
 
 def tree_release(
@@ -23,15 +23,27 @@ def tree_release(
     mechanism: str,
     sensitivity: int,
     seeded: bool,
-    leaf_scale: float,
+    leaf_scale: float | np.ndarray,
     metadata: Mapping[str, Any],
 ) -> Release:
     """A pure ε-DP release whose value is the raw leaf counts spread evenly over their cells.
 
     The noise of a cell is a share of its leaf's noise, not one draw per cell, so the
-    release has no per-cell ``scale``; ``metadata["leaf_noise"]`` gives the leaves' discrete
-    Laplace scale and ``metadata["hierarchy"]`` the whole tree (see :func:`tree_of`).
+    release has no per-cell ``scale``; ``metadata["hierarchy"]`` holds the whole tree (see
+    :func:`tree_of`) and ``metadata["leaf_noise"]`` the leaves' discrete Laplace scale. This is
+    the "leaves" form of the contract of :mod:`dpatlas.spatial.products.intervals`, on which
+    every interval of the map rests: the caller promises that each leaf with a released cell
+    was measured once, ``noisy = count + Z`` with ``Z`` discrete Laplace of scale
+    ``leaf_scale`` (one number, or one per node of ``h``), independent across leaves and
+    drawn after the tree was fixed.
     """
+    if not isinstance(leaf_scale, (int, float)):
+        leaf_scale = np.asarray(leaf_scale, dtype=np.float64)
+        if leaf_scale.shape != (h.size,):
+            raise ValueError(
+                f"leaf_scale must be one number or one per node ({h.size}), "
+                f"got shape {leaf_scale.shape}"
+            )
     return Release(
         value=to_cells(h, h.noisy, grid),
         epsilon=epsilon,
@@ -54,36 +66,3 @@ def tree_of(release: Release) -> Hierarchy | None:
     """The released tree of a multi-level method, or None for a one-level release."""
     data = release.metadata.get("hierarchy")
     return None if data is None else Hierarchy.from_metadata(data)
-
-
-def noise_of(release: Release) -> tuple[str | None, float | None, str]:
-    """``(noise, scale, unit)``: per cell for one-level releases, per leaf for trees."""
-    leaf_noise = release.metadata.get("leaf_noise")
-    if leaf_noise is None:
-        return release.noise, release.scale, "cell"
-    return str(leaf_noise["noise"]), float(leaf_noise["scale"]), "leaf"
-
-
-def leaf_intervals(release: Release, h: Hierarchy, level: float) -> tuple[np.ndarray, np.ndarray]:
-    """Per-node interval of the raw leaf counts (``nan`` for internal nodes).
-
-    From the leaves' noise distribution and public scale only; a leaf without released cells
-    is exact (0, 0).
-    """
-    noise, scale, _ = noise_of(release)
-    leaf = h.is_leaf & (h.n_released > 0)
-    model = Release(
-        value=h.noisy[leaf],
-        epsilon=release.epsilon,
-        delta=0.0,
-        mechanism=release.mechanism,
-        sensitivity=release.sensitivity,
-        scale=scale,
-        noise=noise,
-        seeded=release.seeded,
-    )
-    low, high = np.full(h.size, np.nan), np.full(h.size, np.nan)
-    low[leaf], high[leaf] = model.confidence_interval(level)
-    exact = h.is_leaf & (h.n_released == 0)
-    low[exact], high[exact] = 0.0, 0.0
-    return low, high

@@ -1,4 +1,12 @@
-"""Exports of a released heatmap: GeoDataFrame, GeoPackage / GeoJSON, GeoTIFF."""
+"""Exports of a released heatmap: GeoDataFrame, GeoPackage / GeoJSON, GeoTIFF.
+
+Every interval written says what it is: its level is in the column names (``ci95_low``,
+``ci95_high`` at 95%), the column ``ci_covers`` says per row whether it allows for the noise
+only or for the noise and the unknown spread of sites inside a leaf, and the layer's metadata
+(``interval``) says it in a sentence. Two layers: ``"cell"`` (one polygon per released cell)
+and, for multi-level releases, ``"leaf"`` (one polygon per measured leaf: the units the map
+actually measured, with tight noise-only intervals).
+"""
 
 from __future__ import annotations
 
@@ -10,41 +18,99 @@ import geopandas as gpd
 import numpy as np
 import rasterio
 import shapely
+from rasterio import features
 
-from dpatlas.spatial.methods._tree_release import leaf_intervals, noise_of
+from dpatlas.spatial.products.intervals import Measured, cell_intervals, check_level
 
 if TYPE_CHECKING:
     from dpatlas.spatial.products.result import Heatmap
 
-__all__ = ["NODATA", "describe", "to_file", "to_geodataframe", "to_geotiff"]
+__all__ = [
+    "LAYERS",
+    "NODATA",
+    "describe",
+    "interval_columns",
+    "to_file",
+    "to_geodataframe",
+    "to_geotiff",
+]
 
 NODATA = np.iinfo(np.int32).min
 """GeoTIFF nodata value of integer count bands (cells outside the release)."""
+LAYERS = {"cell": "cells", "leaf": "leaves"}
+"""GeoPackage layer name of each unit."""
 
 
-def describe(heatmap: Heatmap) -> dict[str, str]:
+def interval_columns(level: float) -> tuple[str, str]:
+    """Names of the interval's columns at ``level``: the level is in the name.
+
+    Examples
+    --------
+    >>> interval_columns(0.95), interval_columns(0.975)
+    (('ci95_low', 'ci95_high'), ('ci97_5_low', 'ci97_5_high'))
+    """
+    tag = f"ci{100 * check_level(level):.10g}".replace(".", "_")
+    return f"{tag}_low", f"{tag}_high"
+
+
+def _sentences(m: Measured, level: float) -> dict[str, str]:
+    """What the intervals of each layer promise, in words."""
+    low, high = interval_columns(level)
+    pct = f"{100 * level:.10g}%"
+    if m.unit == "cell":
+        return {
+            "cell": f"{low}, {high}: each cell's true count lies in its range with probability "
+            f"at least {pct} (noise only: every cell was measured on its own)."
+        }
+    alone = int((m.n_cells == 1).sum())
+    return {
+        "cell": f"{low}, {high}: each cell's true count lies in its range with probability at "
+        f"least {pct}. The map measured {m.size} leaves (blocks of cells), not single cells: "
+        f"the cells of the {alone} one-cell leaves have a noise-only range; a cell in a leaf of "
+        "several cells has the range from 0 to the upper end of its leaf's range (noise and "
+        "spread: how sites spread inside a leaf is not released), valid but wide; column "
+        "ci_covers says which, and the leaf layer has the tight ranges.",
+        "leaf": f"{low}, {high}: each leaf's true count lies in its range with probability at "
+        f"least {pct} (noise only: every leaf was measured once).",
+    }
+
+
+def describe(heatmap: Heatmap, level: float = 0.95) -> dict[str, str]:
     """Public facts about the release, as strings (GeoTIFF tags, file metadata, captions).
+
+    ``measured_unit`` says what the noisy values measure (``cell`` or ``leaf``),
+    ``ci95_halfwidth`` the largest noise-only 95% half-width of one such unit, and
+    ``interval_cell`` (and ``interval_leaf``) what each layer's ``level`` intervals promise.
 
     Examples
     --------
     >>> import numpy as np, dpatlas.spatial as sp
     >>> g = sp.Grid.from_bounds((0, 0, 2, 1), cell_size=1, crs="EPSG:3035")
     >>> hm = sp.heatmap((np.array([0.5]), np.array([0.5])), g, epsilon=1.0, crs=3035, rng=0)
-    >>> describe(hm)["noise_scale"], describe(hm)["ci95_halfwidth"]
-    ('1', '3')
+    >>> facts = describe(hm)
+    >>> facts["noise_scale"], facts["measured_unit"], facts["ci95_halfwidth"]
+    ('1', 'cell', '3')
+    >>> print(facts["interval_cell"])
+    ci95_low, ci95_high: each cell's true count lies in its range with probability at least 95%
+    (noise only: every cell was measured on its own).
     """
     release, grid = heatmap.release, heatmap.grid
-    noise, scale, unit = noise_of(release)
-    h = heatmap.hierarchy
-    low, high = release.confidence_interval(0.95) if h is None else leaf_intervals(release, h, 0.95)
-    return {
+    m = heatmap.measured
+    level = check_level(level)
+    scales = np.unique(m.scale)
+    scale = f"{scales[0]:.17g}" if scales.size == 1 else f"{scales[0]:.17g} to {scales[-1]:.17g}"
+    widths = m.halfwidth(0.95)
+    facts = {
         "epsilon": f"{release.epsilon:g}",
         "delta": f"{release.delta:g}",
         "mechanism": release.mechanism,
-        "noise": str(noise) if unit == "cell" else f"{noise} per leaf of a released tree",
-        "noise_scale": f"{scale:.17g}" if scale is not None else "private",
+        "noise": m.noise if m.unit == "cell" else f"{m.noise} per leaf of a released tree",
+        "noise_scale": scale if m.size else "",
         "sensitivity": f"{release.sensitivity:g}" if release.sensitivity is not None else "",
-        "ci95_halfwidth": f"{np.nanmax(np.r_[high - low, 0]) / 2:g}",
+        "measured_unit": m.unit,
+        "measured_units": str(m.size),
+        "ci95_halfwidth": f"{widths.max() if widths.size else 0:g}",
+        "interval_level": f"{level:g}",
         "seeded": str(release.seeded),
         "cell_size": f"{grid.cell_size:g}",
         "crs": grid.crs.to_string(),
@@ -52,14 +118,56 @@ def describe(heatmap: Heatmap) -> dict[str, str]:
         "postprocessing": json.dumps(list(heatmap.steps)),
         "max_sites_per_individual": str(release.metadata.get("max_sites_per_individual", "")),
     }
+    facts.update({f"interval_{unit}": text for unit, text in _sentences(m, level).items()})
+    return facts
 
 
-def to_geodataframe(heatmap: Heatmap, *, level: float = 0.95) -> gpd.GeoDataFrame:
-    """One polygon per released cell with ``count``, ``raw``, ``ci_low``, ``ci_high`` and flags.
+def _check_unit(heatmap: Heatmap, unit: str) -> Measured:
+    m = heatmap.measured
+    if unit not in LAYERS:
+        raise ValueError(f'unit must be "cell" or "leaf", got {unit!r}')
+    if unit == "leaf" and m.unit != "leaf":
+        raise ValueError(
+            f"unit='leaf' needs a multi-level release; {heatmap.release.mechanism!r} measured "
+            "every cell on its own, so use unit='cell'"
+        )
+    return m
 
-    ``count`` is the current estimate, ``raw`` the released noisy count, and the interval the
-    per-cell ``level`` interval of the raw release (see :meth:`Heatmap.confidence_interval`).
-    The release's public facts are in ``gdf.attrs["dpatlas"]``.
+
+def _leaf_polygons(heatmap: Heatmap, m: Measured) -> np.ndarray:
+    """Each leaf's rectangle, cut to the released cells where the grid's mask cuts it."""
+    grid, h = heatmap.grid, heatmap.hierarchy
+    assert h is not None
+    assert m.node is not None
+    node = m.node
+    xe, ye = grid.x_edges, grid.y_edges
+    boxes = shapely.box(
+        xe[h.c0[node]], ye[grid.ny - h.r1[node]], xe[h.c1[node]], ye[grid.ny - h.r0[node]]
+    )
+    area = (h.r1[node] - h.r0[node]) * (h.c1[node] - h.c0[node])
+    partial = m.n_cells < area
+    if partial.any():
+        mask = grid.released.astype(np.uint8)
+        shapes = features.shapes(mask, mask=grid.released, transform=grid.transform)
+        released = shapely.union_all([shapely.geometry.shape(g) for g, _ in shapes])
+        boxes[partial] = shapely.intersection(boxes[partial], released)
+    return boxes
+
+
+def to_geodataframe(
+    heatmap: Heatmap, *, level: float = 0.95, unit: str = "cell"
+) -> gpd.GeoDataFrame:
+    """One polygon per released cell (or per measured leaf) with its count and interval.
+
+    ``unit="cell"``: columns ``row``, ``col``, ``count`` (the current estimate), ``raw`` (the
+    released noisy value; for a tree, the leaf's raw count shared evenly), the interval
+    (:meth:`Heatmap.confidence_interval`) in ``ciNN_low`` / ``ciNN_high`` (``NN`` the level
+    in percent), ``ci_covers`` (``"noise"`` or ``"noise and spread"``), ``leaf`` (the leaf's
+    node, multi-level releases only) and the flags. ``unit="leaf"`` (multi-level releases):
+    ``leaf``, ``n_cells`` (released cells), ``count`` (the estimate summed over the leaf),
+    ``raw`` (the leaf's raw noisy count), ``density_km2`` (``count`` per km² of released
+    cells), the leaf's noise-only interval and ``ci_covers``. The release's public facts are
+    in ``gdf.attrs["dpatlas"]``, with ``interval``: what the layer's intervals promise.
 
     Examples
     --------
@@ -68,31 +176,59 @@ def to_geodataframe(heatmap: Heatmap, *, level: float = 0.95) -> gpd.GeoDataFram
     >>> gdf = sp.heatmap((np.array([0.5]), np.array([0.5])), g, epsilon=1.0, crs="EPSG:3035",
     ...                  rng=0).to_geodataframe()
     >>> list(gdf.columns), gdf.crs.to_epsg()
-    (['row', 'col', 'count', 'raw', 'ci_low', 'ci_high', 'geometry'], 3035)
+    (['row', 'col', 'count', 'raw', 'ci95_low', 'ci95_high', 'ci_covers', 'geometry'], 3035)
     """
+    level = check_level(level)
+    m = _check_unit(heatmap, unit)
     grid = heatmap.grid
-    rows, cols = np.nonzero(grid.released)
-    low, high = heatmap.confidence_interval(level)
-    columns: dict[str, Any] = {
-        "row": rows,
-        "col": cols,
-        "count": heatmap.estimate,
-        "raw": heatmap.release.value,
-        "ci_low": low,
-        "ci_high": high,
-    }
-    columns.update(heatmap.flags)
-    gdf = gpd.GeoDataFrame(columns, geometry=shapely.box(*grid.cell_boxes()), crs=grid.crs)
-    gdf.attrs["dpatlas"] = describe(heatmap)
+    low_name, high_name = interval_columns(level)
+    facts = describe(heatmap, level)
+    if unit == "leaf":
+        assert m.node is not None
+        count = np.bincount(m.of_cell, weights=heatmap.estimate, minlength=m.size)
+        low, high = m.intervals(level)
+        columns: dict[str, Any] = {
+            "leaf": m.node,
+            "n_cells": m.n_cells,
+            "count": count,
+            "raw": m.raw,
+            "density_km2": count / (m.n_cells * grid.cell_area / 1e6),
+            low_name: low,
+            high_name: high,
+            "ci_covers": np.full(m.size, "noise"),
+        }
+        geometry = _leaf_polygons(heatmap, m)
+    else:
+        rows, cols = np.nonzero(grid.released)
+        cells = cell_intervals(m, level)
+        columns = {
+            "row": rows,
+            "col": cols,
+            "count": heatmap.estimate,
+            "raw": heatmap.release.value,
+            low_name: cells.low,
+            high_name: cells.high,
+            "ci_covers": np.where(cells.spread, "noise and spread", "noise"),
+        }
+        if m.node is not None:
+            columns["leaf"] = m.node[m.of_cell]
+        columns.update(heatmap.flags)
+        geometry = shapely.box(*grid.cell_boxes())
+    gdf = gpd.GeoDataFrame(columns, geometry=geometry, crs=grid.crs)
+    gdf.attrs["dpatlas"] = {**facts, "layer_unit": unit, "interval": facts[f"interval_{unit}"]}
     return gdf
 
 
-def to_file(heatmap: Heatmap, path: str | Path, *, level: float = 0.95) -> Path:
-    """Write the cells to a GeoPackage (``.gpkg``, grid CRS kept) or GeoJSON (``.geojson``).
+def to_file(
+    heatmap: Heatmap, path: str | Path, *, level: float = 0.95, unit: str | None = None
+) -> Path:
+    """Write a GeoPackage (``.gpkg``, grid CRS kept) or a GeoJSON (``.geojson``) of the map.
 
-    GeoJSON follows RFC 7946: coordinates in WGS 84 (re-projected), with the release's public
-    facts in the top-level ``description``. A GeoPackage keeps the equal-area grid CRS and
-    stores the facts as layer metadata.
+    A GeoPackage gets the layer ``"cells"`` and, for a multi-level release, ``"leaves"`` (or
+    only the layer of ``unit``), each with the release's public facts and what its intervals
+    promise as layer metadata; an existing file is replaced. GeoJSON holds one layer (cells
+    unless ``unit="leaf"``) and follows RFC 7946: coordinates in WGS 84 (re-projected), the
+    facts in the top-level ``description``. See :func:`to_geodataframe` for the columns.
 
     Examples
     --------
@@ -100,24 +236,35 @@ def to_file(heatmap: Heatmap, path: str | Path, *, level: float = 0.95) -> Path:
     >>> g = sp.Grid.from_bounds((0, 0, 2, 1), cell_size=1, crs="EPSG:3035")
     >>> hm = sp.heatmap((np.array([0.5]), np.array([0.5])), g, epsilon=1.0, crs=3035, rng=0)
     >>> path = hm.to_file(os.path.join(tempfile.mkdtemp(), "map.gpkg"))
-    >>> gpd.read_file(path).crs.to_epsg()
+    >>> gpd.read_file(path, layer="cells").crs.to_epsg()
     3035
     """
     path = Path(path)
-    gdf = to_geodataframe(heatmap, level=level)
-    facts = gdf.attrs.pop("dpatlas")
     suffix = path.suffix.lower()
-    if suffix == ".gpkg":
-        gdf.to_file(path, driver="GPKG", layer="heatmap", metadata=facts)
-    elif suffix in (".geojson", ".json"):
-        gdf.to_crs("EPSG:4326").to_file(
-            path, driver="GeoJSON", RFC7946="YES", DESCRIPTION=json.dumps(facts)
-        )
-    else:
+    if suffix not in (".gpkg", ".geojson", ".json"):
         raise ValueError(
             f"path must end in .gpkg, .geojson or .json, got {str(path)!r}; use to_geotiff() "
             "for a raster"
         )
+    if unit is not None:
+        _check_unit(heatmap, unit)
+    if suffix == ".gpkg":
+        units = (
+            [unit]
+            if unit is not None
+            else list(LAYERS)[: 2 if heatmap.measured.unit == "leaf" else 1]
+        )
+        path.unlink(missing_ok=True)
+        for name in units:
+            gdf = to_geodataframe(heatmap, level=level, unit=name)
+            facts = gdf.attrs.pop("dpatlas")
+            gdf.to_file(path, driver="GPKG", layer=LAYERS[name], metadata=facts)
+        return path
+    gdf = to_geodataframe(heatmap, level=level, unit=unit or "cell")
+    facts = gdf.attrs.pop("dpatlas")
+    gdf.to_crs("EPSG:4326").to_file(
+        path, driver="GeoJSON", RFC7946="YES", DESCRIPTION=json.dumps(facts)
+    )
     return path
 
 
@@ -125,7 +272,8 @@ def to_geotiff(heatmap: Heatmap, path: str | Path) -> Path:
     """Write a GeoTIFF: band 1 the counts (nodata outside the release), one band per flag.
 
     Integer estimates are written as int32 with nodata ``-2**31``; non-integer ones as
-    float64 with NaN. Tags hold ε, mechanism, noise scale, cell size, CRS and date.
+    float64 with NaN. Tags hold ε, mechanism, noise scale, cell size, CRS and date; intervals
+    are not written (use :func:`to_file`).
 
     Examples
     --------
@@ -165,5 +313,6 @@ def to_geotiff(heatmap: Heatmap, path: str | Path) -> Path:
             dst.write(layer, index)
         for index, name in enumerate(names, start=1):
             dst.set_band_description(index, name)
-        dst.update_tags(**describe(heatmap))
+        facts = describe(heatmap)  # no interval in a GeoTIFF: no sentence about its columns
+        dst.update_tags(**{k: v for k, v in facts.items() if not k.startswith("interval")})
     return path

@@ -10,12 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from dpatlas.spatial.methods._tree_release import noise_of
-
 if TYPE_CHECKING:
     from dpatlas.spatial.products.result import Heatmap
 
-__all__ = ["caption", "draw_outlines", "frame_axes", "plot_heatmap"]
+__all__ = ["caption", "draw_leaves", "draw_outlines", "frame_axes", "plot_heatmap"]
 
 
 def caption(heatmap: Heatmap) -> str:
@@ -29,14 +27,14 @@ def caption(heatmap: Heatmap) -> str:
     ...                          crs="EPSG:3035", rng=0)))
     ε = 0.5 (whole map), heatmap/uniform, discrete_laplace noise of scale 2, 1 m cells, EPSG:3035 [seeded: not secret]
     """
-    release = heatmap.release
-    noise, value, unit = noise_of(release)
-    scale = f" of scale {value:.3g}" if value is not None else ""
-    scale += " per leaf" if unit == "leaf" else ""
+    release, m = heatmap.release, heatmap.measured
+    scales = np.unique(m.scale)
+    scale = f" of scale {scales[0]:.3g}" if scales.size == 1 else ""
+    scale += " per leaf" if m.unit == "leaf" else ""
     steps = f"; {', '.join(heatmap.steps)}" if heatmap.steps else ""
     seeded = " [seeded: not secret]" if release.seeded else ""
     return (
-        f"ε = {release.epsilon:g} (whole map), {release.mechanism}, {noise} noise{scale}, "
+        f"ε = {release.epsilon:g} (whole map), {release.mechanism}, {m.noise} noise{scale}, "
         f"{heatmap.grid.cell_size:g} m cells, {heatmap.grid.crs.to_string()}{steps}{seeded}"
     )
 
@@ -70,6 +68,41 @@ def frame_axes(ax: Any, bounds: tuple[float, float, float, float]) -> None:
     ax.yaxis.set_major_locator(MaxNLocator(5))
 
 
+def draw_leaves(heatmap: Heatmap, ax: Any, *, color: str = "white", linewidth: float = 0.4) -> Any:
+    """Outline the measured leaves of a multi-level release on ``ax``; returns the collection.
+
+    The leaves are the units the map measured: inside one, the release says nothing of how
+    the sites spread over its cells (the cell values there are a smooth guess).
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import numpy as np, dpatlas.spatial as sp
+    >>> g = sp.Grid.from_bounds((0, 0, 32, 32), cell_size=1, crs="EPSG:3035")
+    >>> hm = sp.heatmap((np.full(300, 3.5), np.full(300, 30.5)), g, epsilon=1.0, crs=3035, rng=2)
+    >>> ax = hm.plot(leaves=True)
+    >>> len(ax.collections[-1].get_paths()) == hm.measured.size
+    True
+    """
+    from matplotlib.collections import PolyCollection
+
+    h, m, grid = heatmap.hierarchy, heatmap.measured, heatmap.grid
+    if h is None or m.node is None:
+        raise ValueError(
+            f"leaves=True needs a multi-level release; {heatmap.release.mechanism!r} measured "
+            "every cell on its own"
+        )
+    xe, ye, node = grid.x_edges, grid.y_edges, m.node
+    x0, x1 = xe[h.c0[node]], xe[h.c1[node]]
+    y0, y1 = ye[grid.ny - h.r1[node]], ye[grid.ny - h.r0[node]]
+    corners = np.stack([np.c_[x0, y0], np.c_[x1, y0], np.c_[x1, y1], np.c_[x0, y1]], axis=1)
+    leaves = PolyCollection(
+        list(corners), facecolors="none", edgecolors=color, linewidths=linewidth, zorder=2
+    )
+    ax.add_collection(leaves)
+    return leaves
+
+
 def plot_heatmap(
     heatmap: Heatmap,
     ax: Any = None,
@@ -78,6 +111,7 @@ def plot_heatmap(
     title: str | None = None,
     wrap: int = 70,
     cmap: str = "viridis",
+    leaves: bool = False,
     **kwargs: Any,
 ) -> Any:
     """Draw the current estimate with its colour bar, public outlines and ε in the title.
@@ -95,6 +129,9 @@ def plot_heatmap(
         A first title line (``"Private heatmap"`` if None); the privacy caption (wrapped at
         ``wrap`` characters) stays below.
     cmap : str, default "viridis"
+    leaves : bool, default False
+        Outline the leaves a multi-level release measured (:func:`draw_leaves`): the
+        resolution the map really has.
     **kwargs
         Passed to ``imshow`` (e.g. ``vmin``, ``vmax``, ``norm``). Returns the axes.
 
@@ -122,6 +159,8 @@ def plot_heatmap(
     x0, y0, x1, y1 = heatmap.grid.bounds
     image = ax.imshow(values, extent=(x0, x1, y0, y1), origin="upper", cmap=cmap, **kwargs)
     ax.figure.colorbar(image, ax=ax, label="noisy site count per cell")
+    if leaves:
+        draw_leaves(heatmap, ax)
     ax.set_xlabel(f"x (m, {heatmap.grid.crs.to_string()})")
     ax.set_ylabel("y (m)")
     draw_outlines(ax, outlines, heatmap.grid.crs)

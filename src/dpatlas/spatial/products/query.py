@@ -2,32 +2,53 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
-from statistics import NormalDist
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import shapely
 
 from dpatlas.spatial._mask import cell_coverage, study_area_geometry
+from dpatlas.spatial.products.intervals import check_level, region_interval
 from dpatlas.spatial.tree.estimates import leaf_of_cell
 from dpatlas.spatial.tree.hierarchy import Hierarchy, least_squares, query_variance
 
 if TYPE_CHECKING:
     from dpatlas.spatial.products.result import Heatmap
 
-__all__ = ["RegionEstimate", "region_query", "sum_halfwidth"]
-
-_MAX_LATTICE = 1 << 22
+__all__ = ["RegionEstimate", "region_query"]
 
 
 @dataclass(frozen=True)
 class RegionEstimate:
-    """Private estimate of the number of sites in a region, with its noise interval.
+    """Private estimate of the number of sites in a region, with an interval that covers it.
 
-    ``interval`` says how the interval was computed: ``"exact"`` (the exact distribution of a
-    sum of whole-cell discrete Laplace noises) or ``"normal"`` (normal approximation with the
-    exact variance, used when cells are partly covered).
+    Attributes
+    ----------
+    estimate : float
+        The point estimate (area-weighted; least squares over the tree for multi-level maps).
+    ci_low, ci_high : float
+        The interval: the true number of sites in the region (among those the map counts: in
+        its released cells) lies in it with probability >= ``level``.
+    level : float
+        The interval's level.
+    variance : float
+        Noise variance of ``estimate`` (it leaves out the spread of sites inside cut units).
+    n_cells : int
+        Released cells the region overlaps.
+    interval : str
+        How the summed noise was bounded: ``"exact"`` (its exact distribution), ``"chernoff"``
+        (a proven bound, for sums too large for the exact lattice) or ``"union bound"``.
+    epsilon : float
+        The map's privacy cost (already spent; a query costs nothing more).
+    covers : str
+        ``"noise"`` when the region is made of whole measured units, else
+        ``"noise and spread"``: the interval also allows for any spread of sites inside the
+        units the region's edge cuts.
+    unit : str
+        The measured units, ``"cell"`` or ``"leaf"``.
+    n_whole, n_cut : int
+        Measured units wholly inside the region, and cut by its edge.
     """
 
     estimate: float
@@ -38,34 +59,51 @@ class RegionEstimate:
     n_cells: int
     interval: str
     epsilon: float
+    covers: str = "noise"
+    unit: str = "cell"
+    n_whole: int = 0
+    n_cut: int = 0
+
+    def describe(self) -> str:
+        """The interval in words a non-statistician reads.
+
+        Examples
+        --------
+        >>> q = RegionEstimate(20.0, 12.0, 40.0, 0.95, 9.0, 8, "exact", 1.0,
+        ...                    "noise and spread", "cell", 3, 5)
+        >>> print(q.describe())
+        about 20 sites; with 95% probability the true number lies between 12 and 40. This range
+        allows for the noise of the 3 cells wholly inside the region and for any spread of sites
+        inside the 5 cells its edge cuts.
+        """
+        plural = {"cell": "cells", "leaf": "leaves"}[self.unit]
+        text = (
+            f"about {self.estimate:.0f} sites; with {self.level:.0%} probability the true "
+            f"number lies between {self.ci_low:.0f} and {self.ci_high:.0f}. This range allows "
+            f"for the noise of the {self.n_whole} {plural} wholly inside the region"
+        )
+        if self.n_cut:
+            text += f" and for any spread of sites inside the {self.n_cut} {plural} its edge cuts"
+        return text + "."
 
 
-def sum_halfwidth(scale: float, n: int, level: float) -> float | None:
-    """Smallest ``h`` with ``P(|Z_1 + ... + Z_n| <= h) >= level``, discrete Laplace ``Z_i``.
+def _box_coverage(
+    bounds: tuple[float, float, float, float], x_edges: np.ndarray, y_edges: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`~dpatlas.spatial._mask.cell_coverage` for an axis-aligned rectangle, exactly.
 
-    Exact up to floating-point error: the distribution of the sum is the inverse Fourier
-    transform of ``φ(t)^n``, ``φ(t) = (1-p)² / (1 - 2p·cos t + p²)``, ``p = exp(-1/scale)``, on a
-    lattice wide enough that the folded tail mass is negligible; a probability within 1e-10 of
-    ``level`` is counted as below it (conservative). Returns None when the lattice would be
-    too large (then the normal approximation is accurate anyway).
-
-    Examples
-    --------
-    >>> sum_halfwidth(2.0, 1, 0.95)
-    6.0
+    Overlaps are products of the overlaps along x and y; 1.0 is given by the containment
+    test on the edges (and only by it), as there.
     """
-    p = math.exp(-1.0 / scale)
-    sd = math.sqrt(n * 2 * p) / (1 - p)
-    reach = math.ceil(20 * sd + 40 * scale) + 1
-    size = 1 << math.ceil(math.log2(2 * reach + 2))
-    if size > _MAX_LATTICE:
-        return None
-    t = 2 * np.pi * np.arange(size // 2 + 1) / size
-    phi = ((1 - p) ** 2 / (1 - 2 * p * np.cos(t) + p * p)) ** n
-    pmf = np.fft.irfft(phi, n=size)
-    central = pmf[0] + 2 * np.cumsum(pmf[1 : reach + 1])
-    inside = np.r_[pmf[0], central]
-    return float(np.argmax(inside >= level + 1e-10))
+    minx, miny, maxx, maxy = bounds
+    x_lo, x_hi, y_lo, y_hi = x_edges[:-1], x_edges[1:], y_edges[-2::-1], y_edges[:0:-1]
+    fx = (np.minimum(x_hi, maxx) - np.maximum(x_lo, minx)) / (x_hi - x_lo)
+    fy = (np.minimum(y_hi, maxy) - np.maximum(y_lo, miny)) / (y_hi - y_lo)  # rows from north
+    fraction = np.minimum(np.outer(fy, fx), np.nextafter(1.0, 0.0))
+    whole = np.outer((miny <= y_lo) & (y_hi <= maxy), (minx <= x_lo) & (x_hi <= maxx))
+    fraction[whole] = 1.0
+    rows, cols = np.nonzero((fy > 0)[:, None] & (fx > 0)[None, :])
+    return rows, cols, fraction[rows, cols]
 
 
 def _weights(heatmap: Heatmap, polygon: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -79,7 +117,10 @@ def _weights(heatmap: Heatmap, polygon: Any) -> tuple[np.ndarray, np.ndarray]:
         return np.empty(0, dtype=np.int64), np.empty(0)
     x_edges = grid.x_edges[c0 : c1 + 2]
     y_edges = grid.y_edges[grid.ny - 1 - r1 : grid.ny - r0 + 1]
-    rows, cols, weight = cell_coverage(polygon, x_edges, y_edges)
+    if shapely.equals(polygon, shapely.box(minx, miny, maxx, maxy)):
+        rows, cols, weight = _box_coverage((minx, miny, maxx, maxy), x_edges, y_edges)
+    else:
+        rows, cols, weight = cell_coverage(polygon, x_edges, y_edges)
     rows, cols = rows + r0, cols + c0
     released = grid.released[rows, cols]
     flat = rows[released] * grid.nx + cols[released]
@@ -102,18 +143,20 @@ def region_query(heatmap: Heatmap, polygon: Any, *, level: float = 0.95) -> Regi
     """Estimate the number of sites inside ``polygon`` from the released counts.
 
     The estimate is ``Σ w_i c_i`` over released cells, ``c_i`` the raw noisy counts (unbiased
-    for the noise) and ``w_i`` the fraction of cell ``i``'s area inside the polygon, which
-    assumes sites spread evenly inside a cell; that assumption's error is *not* in the
-    interval. The noises are independent, so the variance is ``Σ w_i² Var(Z)``. The interval is
-    exact when every overlapped cell is whole (``w_i = 1``), else a normal approximation with
-    that exact variance; its lower end is clipped at 0. Cells outside the release count 0.
+    for the noise) and ``w_i`` the fraction of cell ``i``'s area inside the polygon; for a
+    multi-level release (``adaptive``, ``privtree``) ``c_i`` are the least-squares counts of
+    the tree's leaves (which use every level) spread evenly over each leaf's released cells,
+    and ``variance`` is exact for that linear estimate
+    (:func:`~dpatlas.spatial.tree.hierarchy.query_variance`). The area weights assume sites spread
+    evenly inside a cell or leaf, so the estimate can be off by more than its noise.
 
-    For a multi-level release (``adaptive``, ``privtree``) the counts are the least-squares
-    counts of the tree's leaves (which use every level), spread evenly over each leaf's
-    released cells, and the variance is exact for that linear estimate
-    (:func:`~dpatlas.spatial.tree.hierarchy.query_variance`); the interval is normal. A region made
-    of whole leaves is thus answered from the hierarchy; the smoothed map in ``estimate``
-    agrees with it on whole leaves.
+    The interval does not assume it. It rests on what the release measured (cells, or the
+    tree's leaves; :mod:`~dpatlas.spatial.products.intervals`): the units wholly inside the
+    polygon bound the count from below and, with those its edge cuts, from above, each bound
+    from the raw measurements and the exact distribution of their summed noise, with the
+    union bound over the two; so it covers the true count with probability >= ``level``
+    whatever the sites' layout. A region of whole units gets the exact noise-only interval.
+    Both ends are clipped at 0. Cells outside the release count 0.
 
     ``polygon`` is a shapely (Multi)Polygon in the grid CRS or a GeoSeries with a CRS.
 
@@ -125,11 +168,12 @@ def region_query(heatmap: Heatmap, polygon: Any, *, level: float = 0.95) -> Regi
     >>> hm = sp.heatmap((np.full(50, 0.5), np.full(50, 0.5)), g, epsilon=1.0, crs="EPSG:3035",
     ...                 rng=0)
     >>> q = hm.query(box(0, 0, 2, 2))
-    >>> q.n_cells, q.interval, q.ci_low <= 50 <= q.ci_high
-    (4, 'exact', True)
+    >>> q.n_cells, q.interval, q.covers, q.ci_low <= 50 <= q.ci_high
+    (4, 'exact', 'noise', True)
+    >>> hm.query(box(0, 0, 1.5, 1.5)).covers
+    'noise and spread'
     """
-    if not (isinstance(level, (int, float)) and 0.0 < level < 1.0):
-        raise ValueError(f"level must be in (0, 1), got {level!r}; e.g. 0.95")
+    level = check_level(level)
     geometry = study_area_geometry(polygon, heatmap.grid.crs)
     positions, weights = _weights(heatmap, geometry)
     release = heatmap.release
@@ -140,22 +184,24 @@ def region_query(heatmap: Heatmap, polygon: Any, *, level: float = 0.95) -> Regi
         raw = np.asarray(release.value, dtype=np.float64)[positions]
         estimate = float(weights @ raw)
         variance = float((weights**2).sum() * release.variance())
-    halfwidth, kind = None, "normal"
-    whole = bool(np.all(weights == 1.0))
-    if whole and h is None and release.noise == "discrete_laplace" and release.scale is not None:
-        halfwidth = (
-            sum_halfwidth(float(release.scale), len(weights), level) if len(weights) else 0.0
-        )
-        kind = "exact"
-    if halfwidth is None:
-        halfwidth, kind = NormalDist().inv_cdf((1 + level) / 2) * math.sqrt(variance), "normal"
+    m = heatmap.measured
+    units = m.of_cell[positions]
+    inside = np.bincount(units[weights == 1.0], minlength=m.size)
+    touched = np.flatnonzero(np.bincount(units, minlength=m.size))
+    whole = touched[inside[touched] == m.n_cells[touched]]
+    cut = touched[inside[touched] < m.n_cells[touched]]
+    interval = region_interval(m, whole, cut, level)
     return RegionEstimate(
         estimate=estimate,
-        ci_low=max(estimate - halfwidth, 0.0),
-        ci_high=estimate + halfwidth,
-        level=float(level),
+        ci_low=interval.low,
+        ci_high=interval.high,
+        level=level,
         variance=variance,
         n_cells=len(weights),
-        interval=kind,
+        interval=interval.method,
         epsilon=release.epsilon,
+        covers=interval.covers,
+        unit=m.unit,
+        n_whole=len(whole),
+        n_cut=len(cut),
     )

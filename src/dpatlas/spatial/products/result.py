@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -12,8 +13,8 @@ import numpy as np
 
 from dpatlas.core.release import Release
 from dpatlas.spatial.grid import Grid
-from dpatlas.spatial.methods._tree_release import leaf_intervals, tree_of
-from dpatlas.spatial.tree.estimates import leaf_of_cell
+from dpatlas.spatial.methods._tree_release import tree_of
+from dpatlas.spatial.products.intervals import Measured, cell_intervals, check_level
 from dpatlas.spatial.tree.hierarchy import Hierarchy
 
 __all__ = ["Heatmap"]
@@ -101,31 +102,55 @@ class Heatmap:
         """Privacy cost of the map (the whole map, by parallel composition)."""
         return self.release.epsilon
 
-    @property
+    @cached_property
     def hierarchy(self) -> Hierarchy | None:
         """The released tree of a multi-level method (``adaptive``, ``privtree``), else None."""
         return tree_of(self.release)
 
-    def confidence_interval(self, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
-        """Per-cell interval from the raw release and its noise, intersected with ``[0, inf)``.
+    @cached_property
+    def measured(self) -> Measured:
+        """What the release measured: its units (cells or leaves), raw values and noise."""
+        return Measured.of(self.release, self.grid)
 
-        Each interval holds the cell's exact count with probability >= ``level`` (separately,
-        not jointly). It is computed from the raw counts, so it stays valid whatever
-        post-processing produced :attr:`estimate`; counts are never negative, hence both ends
-        are clipped at 0 (a very negative noisy count gives ``[0, 0]``, never an inverted
-        interval).
-        For a multi-level release a cell has no count of its own: its interval is its leaf's
-        interval shared evenly among the leaf's released cells, which holds for that share of
-        the leaf's count (the evenness itself is an assumption, not covered).
+    def confidence_interval(
+        self, level: float = 0.95, *, unit: str = "cell"
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Intervals that hold the true count with probability >= ``level`` each (not jointly).
+
+        Computed from the raw release and its public noise only
+        (:mod:`~dpatlas.spatial.products.intervals`), so valid whatever post-processing made
+        :attr:`estimate`; both ends are clipped at 0 (counts are never negative).
+
+        ``unit="cell"`` (default): one interval per released cell. A cell measured on its own
+        (every cell of a one-level map, a one-cell leaf of a tree) gets the noise-only
+        interval of its count. A cell inside a leaf of several cells gets ``[0, upper end of
+        its leaf's one-sided interval]``: the release says nothing of how the leaf's sites
+        spread over its cells, so that is all that can be promised (valid, wide).
+        ``unit="leaf"`` (multi-level releases): one noise-only interval per measured leaf, in
+        the order of :attr:`measured` (``measured.node`` gives their nodes).
+
+        Examples
+        --------
+        >>> import numpy as np, dpatlas.spatial as sp
+        >>> g = sp.Grid.from_bounds((0, 0, 2, 1), cell_size=1, crs="EPSG:3035")
+        >>> hm = sp.heatmap((np.array([0.5]), np.array([0.5])), g, epsilon=1.0, crs=3035, rng=0)
+        >>> low, high = hm.confidence_interval(0.95)
+        >>> (high - hm.release.value).tolist()
+        [3.0, 3.0]
         """
-        h = self.hierarchy
-        if h is None:
-            low, high = self.release.confidence_interval(level)
-            return np.maximum(low, 0), np.maximum(high, 0)
-        low, high = leaf_intervals(self.release, h, level)
-        leaf = leaf_of_cell(h, self.grid.shape)[self.grid.released]
-        cells = np.maximum(h.n_released[leaf], 1)
-        return np.maximum(low[leaf], 0) / cells, np.maximum(high[leaf], 0) / cells
+        level = check_level(level)
+        m = self.measured
+        if unit == "cell":
+            low, high, _ = cell_intervals(m, level)
+            return low, high
+        if unit == "leaf" and m.unit == "leaf":
+            return m.intervals(level)
+        if unit == "leaf":
+            raise ValueError(
+                f"unit='leaf' needs a multi-level release; {self.release.mechanism!r} measured "
+                "every cell on its own, so use unit='cell'"
+            )
+        raise ValueError(f'unit must be "cell" or "leaf", got {unit!r}')
 
     def replace(self, **changes: Any) -> Heatmap:
         """A copy with some fields changed (post-processing uses it)."""
@@ -149,14 +174,14 @@ class Heatmap:
 
         return region_query(self, polygon, level=level)
 
-    def to_geodataframe(self, *, level: float = 0.95) -> Any:
-        """Cell polygons with count, interval and flags; see :func:`.export.to_geodataframe`."""
+    def to_geodataframe(self, *, level: float = 0.95, unit: str = "cell") -> Any:
+        """Cell (or leaf) polygons with count and interval; see :func:`.export.to_geodataframe`."""
         from dpatlas.spatial.products.export import to_geodataframe
 
-        return to_geodataframe(self, level=level)
+        return to_geodataframe(self, level=level, unit=unit)
 
     def to_file(self, path: str | Path, **kwargs: Any) -> Path:
-        """Write cells to GeoPackage / GeoJSON; see :func:`.export.to_file`."""
+        """Write cells (and leaves) to GeoPackage / GeoJSON; see :func:`.export.to_file`."""
         from dpatlas.spatial.products.export import to_file
 
         return to_file(self, path, **kwargs)
