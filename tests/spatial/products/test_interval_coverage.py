@@ -8,7 +8,7 @@ one cell per leaf of a tree, one region per map — and fails when they are fewe
 ``Binomial(n, 0.9)`` quantile at 1e-6. The same check fails the intervals dpatlas printed
 before (a leaf's interval shared evenly among its cells; regions with a normal interval that
 left out the spread inside cut cells). The full table is ``make bench``
-(benchmarks/test_bench_intervals.py, docs/intervals-maps.md).
+(benchmarks/test_bench_intervals_maps.py, docs/intervals-maps.md).
 
 A method written here after the contract of :mod:`dpatlas.spatial.products.intervals` (a
 two-stage map whose final leaves have their own scales) gets valid intervals without any

@@ -20,7 +20,7 @@ the median width by the central 95% range of the error pooled over the row's int
 measured units (cells of a one-level map, leaves) every unit has the same noise, so the raw
 ratio is the tightness of the promise; for cells inside leaves and for regions the pooled
 error mixes units of very different sizes and is shown for information.
-``python -m benchmarks.intervals [DPBench seeds]`` prints the table.
+``python -m benchmarks.intervals_maps [DPBench seeds]`` prints the table.
 """
 
 from __future__ import annotations

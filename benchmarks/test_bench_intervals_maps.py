@@ -14,7 +14,7 @@ import os
 
 import numpy as np
 import pytest
-from benchmarks.intervals import LEVEL, METHODS, SOURCES, run, spread_table, table
+from benchmarks.intervals_maps import LEVEL, METHODS, SOURCES, run, spread_table, table
 from tests.helpers.coverage import Measurement, assert_coverage
 
 pytestmark = pytest.mark.bench
