@@ -2,7 +2,8 @@
 
 Two graphs are neighbours when they share the (public) node set and differ in one edge
 (:class:`EdgeAdjacency`). Read data with :func:`read_edgelist` or :func:`as_edge_graph`;
-release with :func:`triangle_count`; inspect (NOT private) with :func:`sensitivity_report`.
+release with :func:`triangle_count`, or a whole synthetic graph with :func:`synthesize`;
+inspect (NOT private) with :func:`sensitivity_report`.
 """
 
 from dpatlas.graph.adjacency import EdgeAdjacency
@@ -13,6 +14,7 @@ from dpatlas.graph.input.edgegraph import EdgeGraph, as_edge_graph
 from dpatlas.graph.input.io import read_edgelist
 from dpatlas.graph.kstars import KStarRelease, kstar_count
 from dpatlas.graph.report import SensitivityReport, sensitivity_report
+from dpatlas.graph.synthesize import SyntheticGraph, synthesize
 from dpatlas.graph.triangles import TriangleRelease, triangle_count
 
 __all__ = [
@@ -22,6 +24,7 @@ __all__ = [
     "EdgeGraph",
     "KStarRelease",
     "SensitivityReport",
+    "SyntheticGraph",
     "TriangleRelease",
     "as_edge_graph",
     "clustering_coefficient",
@@ -30,5 +33,6 @@ __all__ = [
     "kstar_count",
     "read_edgelist",
     "sensitivity_report",
+    "synthesize",
     "triangle_count",
 ]

@@ -1,0 +1,214 @@
+"""The synthetic-graph generator of :func:`~dpatlas.graph.synthesize.synthesize` (internal).
+
+A degree-corrected block model with BTER-style affinity blocks (Seshadhri, Kolda, Pinar 2012),
+post-processing only (it reads released values and public randomness):
+
+1. *Affinity blocks*: inside each community, nodes of target degree ``>= 2`` sorted by degree
+   are cut into consecutive blocks, a block as large as its smallest degree plus one; each block
+   is an Erdős–Rényi graph of density ``ρ = min(1, scale · (d + 1)^-ξ)``. These make the
+   triangles; ``scale`` is fitted to the released triangle count (:func:`fit_triangles`).
+2. *Block model*: each node's remaining stubs stay in its community or go to another one, in the
+   proportions of the released block counts scaled to the communities' degree sums; stubs are
+   matched uniformly at random within a community and between each pair of communities.
+3. *Repair*: stubs left single (odd groups, surplus, repeated pairs, self-loops) are matched
+   at random over the whole graph, a few rounds, so degrees land on their targets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from dpatlas.graph._generate import balance_blocks, pair_across, pair_within
+from dpatlas.graph.counting import triangle_count_exact
+from dpatlas.graph.edgegraph import as_edge_graph
+
+__all__ = ["BLOCK_EXPONENT", "coarsen", "fit_triangles", "generate", "merge_parts"]
+
+BLOCK_EXPONENT = 0.0
+"""ξ in the block density ``scale · (d + 1)^-ξ``."""
+
+
+def _affinity_blocks(
+    degrees: np.ndarray, labels: np.ndarray, gen: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Members (sorted by community, then degree), block start offsets and block sizes."""
+    idx = np.flatnonzero(degrees >= 2)
+    idx = idx[np.lexsort((gen.random(idx.size), degrees[idx], labels[idx]))]
+    lab, deg = labels[idx], degrees[idx]
+    ends = np.r_[np.flatnonzero(lab[1:] != lab[:-1]) + 1, idx.size]
+    starts, i = [], 0
+    for end in ends:  # one step per block (about n / mean degree of them)
+        while i < end:
+            starts.append(i)
+            i = min(i + int(deg[i]) + 1, int(end))
+    start = np.asarray(starts, dtype=np.int64)
+    return idx, start, np.diff(np.r_[start, idx.size])
+
+
+def _unrank(p: np.ndarray, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Pair number ``p`` in ``0 .. s(s-1)/2 - 1`` of a block of size ``s`` as ``(i, j)``, i < j
+    (row-major over the upper triangle; float root, then an exact integer correction)."""
+    total = s * (s - 1) // 2
+    i = s - 2 - np.floor((np.sqrt(8.0 * (total - 1 - p) + 1) - 1) / 2).astype(np.int64)
+    i = np.clip(i, 0, np.maximum(s - 2, 0))
+    for _ in range(2):
+        i -= (i * s - i * (i + 1) // 2) > p  # first pair of row i lies after p
+        i += ((i + 1) * s - (i + 1) * (i + 2) // 2) <= p  # row i ends before p
+    return i, p - (i * s - i * (i + 1) // 2) + i + 1
+
+
+def _block_edges(
+    idx: np.ndarray, start: np.ndarray, size: np.ndarray, rho: np.ndarray, gen: np.random.Generator
+) -> np.ndarray:
+    """Each pair inside each block independently with the block's ``rho`` (all pairs at once:
+    a block of size ``d + 1`` has ``d(d + 1)/2`` pairs, so about ``Σ d / 2`` in all)."""
+    pairs = size * (size - 1) // 2
+    block = np.repeat(np.arange(size.size), pairs)
+    keep = gen.random(block.size) < np.clip(rho, 0.0, 1.0)[block]
+    block = block[keep]
+    local = (np.arange(keep.size) - np.repeat(np.cumsum(pairs) - pairs, pairs))[keep]
+    i, j = _unrank(local, size[block])
+    return np.column_stack([idx[start[block] + i], idx[start[block] + j]])
+
+
+def _keys(e: np.ndarray, n: int) -> np.ndarray:
+    e = e[e[:, 0] != e[:, 1]]
+    return _distinct(np.minimum(e[:, 0], e[:, 1]) * n + np.maximum(e[:, 0], e[:, 1]))
+
+
+def _distinct(keys: np.ndarray) -> np.ndarray:
+    keys = np.sort(keys, kind="stable")
+    return keys[np.r_[True, keys[1:] != keys[:-1]]] if keys.size else keys
+
+
+def _merge(keys: np.ndarray, e: np.ndarray, n: int) -> np.ndarray:
+    return _distinct(np.r_[keys, _keys(e, n)])
+
+
+def generate(
+    degrees: np.ndarray,
+    labels: np.ndarray,
+    groups: np.ndarray,
+    blocks: np.ndarray,
+    scale: float,
+    gen: np.random.Generator,
+    *,
+    repair: int = 3,
+) -> np.ndarray:
+    """Edges (sorted keys ``u·n + v``, ``u < v``) of one graph with target ``degrees``.
+
+    ``labels`` (communities) delimit the affinity blocks; ``groups`` (``0 .. G-1``) are the
+    block-model classes whose released ``G × G`` edge counts are ``blocks``.
+    """
+    n, k = degrees.size, blocks.shape[0]
+    deg = np.asarray(degrees, dtype=np.int64)
+    mix = balance_blocks(blocks, np.bincount(groups, weights=deg, minlength=k))
+    idx, start, size = _affinity_blocks(deg, labels, gen)
+    first = deg[idx[start]] if idx.size else np.zeros(0, dtype=np.int64)
+    keys = _keys(_block_edges(idx, start, size, scale * (first + 1.0) ** -BLOCK_EXPONENT, gen), n)
+    u, v = groups[keys // n], groups[keys % n]
+    used = np.bincount(np.r_[u * k + v, v * k + u], minlength=k * k).reshape(k, k)
+    room = np.maximum(mix - used, 0.0)
+    have = np.bincount(np.r_[keys // n, keys % n], minlength=n)
+    node = np.repeat(np.arange(n), np.maximum(deg - have, 0))
+    com = groups[node]
+    rows = room.sum(axis=1)
+    room[rows <= 0, rows <= 0] = 1.0  # no room left: stay inside the group
+    cum = np.cumsum(room / room.sum(axis=1)[:, None], axis=1) + np.arange(k)[:, None]
+    pos = np.searchsorted(cum.ravel(), com + gen.random(node.size), side="right")
+    target = np.clip(pos - com * k, 0, k - 1)
+    same = target == com
+    parts = [pair_within(com[same], node[same], gen)]
+    node, com, target = node[~same], com[~same], target[~same]
+    lo, hi = np.minimum(com, target), np.maximum(com, target)
+    parts.append(pair_across(lo * k + hi, (com != lo).astype(np.int64), node, gen))
+    keys = _merge(keys, np.concatenate(parts), n)
+    for _ in range(repair):
+        have = np.bincount(np.r_[keys // n, keys % n], minlength=n)
+        miss = np.repeat(np.arange(n), np.maximum(deg - have, 0))
+        if miss.size < 2:
+            break
+        keys = _merge(keys, pair_within(np.zeros(miss.size, dtype=np.int64), miss, gen), n)
+    return keys
+
+
+def merge_parts(blocks: np.ndarray, parts: int, gen: np.random.Generator) -> np.ndarray:
+    """Communities of the ``parts`` partition classes: Louvain (networkx, ``seed`` from ``gen``)
+    on the released block counts summed over the degree classes — the aggregation step of
+    Louvain, run on released values only. ``blocks`` is ``(parts·C) × (parts·C)``, part-major,
+    the raw noisy counts (summed before clipping, so that the noise of empty cells cancels).
+
+    >>> b = np.array([[50, 1, 0, 0], [1, 50, 0, 0], [0, 0, 5, 60], [0, 0, 60, 5]])
+    >>> merge_parts(b, 4, np.random.default_rng(0)).tolist()
+    [0, 1, 2, 2]
+    """
+    import networkx as nx
+
+    c = blocks.shape[0] // parts
+    agg = np.maximum(blocks.reshape(parts, c, parts, c).sum(axis=(1, 3)), 0).astype(np.float64)
+    graph = nx.Graph()
+    graph.add_nodes_from(range(parts))
+    rows, cols = np.triu_indices(parts)
+    keep = agg[rows, cols] > 0
+    graph.add_weighted_edges_from(
+        zip(rows[keep].tolist(), cols[keep].tolist(), agg[rows, cols][keep].tolist(), strict=True)
+    )
+    out = np.zeros(parts, dtype=np.int64)
+    if graph.number_of_edges():
+        found = nx.community.louvain_communities(graph, seed=int(gen.integers(2**31)))
+        for i, members in enumerate(sorted(found, key=min)):
+            out[sorted(members)] = i
+    return out
+
+
+def coarsen(blocks: np.ndarray, parts: np.ndarray) -> np.ndarray:
+    """Sum a symmetric ``(P·C) × (P·C)`` block matrix (part-major) into ``(Q·C) × (Q·C)`` by the
+    map ``parts`` (``P`` entries in ``0 .. Q-1``): counts between merged classes.
+
+    >>> coarsen(np.arange(16).reshape(4, 4), np.array([0, 0, 1, 1])).tolist()
+    [[10, 18], [42, 50]]
+    """
+    p, q = parts.size, int(parts.max()) + 1 if parts.size else 0
+    c = blocks.shape[0] // max(p, 1)
+    lift = np.zeros((p * c, q * c), dtype=blocks.dtype)
+    rows = np.arange(p * c)
+    lift[rows, parts[rows // c] * c + rows % c] = 1
+    return lift.T @ blocks @ lift
+
+
+def fit_triangles(
+    target: float,
+    make: Callable[[float], np.ndarray],
+    n: int,
+    *,
+    rounds: int = 6,
+    tol: float = 0.01,
+) -> tuple[np.ndarray, float]:
+    """Fit the block density ``scale`` in (0, 1] so that ``make(scale)`` (edge keys) has about
+    ``target`` triangles; returns the closest graph drawn and its scale.
+
+    Block triangles grow like ``scale³``; the other edges add a few that barely depend on it.
+    So: one graph at ``scale = 1`` (if it has too few triangles, nothing denser exists), then
+    secant steps on the model ``T(s) = A s³ + B`` through the last two graphs.
+    """
+    tried: list[tuple[float, float, np.ndarray]] = []  # (scale, triangles, keys)
+    scale = 1.0
+    for _ in range(rounds):
+        keys = make(scale)
+        tri = float(
+            triangle_count_exact(as_edge_graph(np.column_stack([keys // n, keys % n]), n=n))
+        )
+        tried.append((scale, tri, keys))
+        if abs(tri - target) <= tol * max(target, 1.0) or (scale >= 1.0 and tri <= target):
+            break
+        cube = scale**3 * target / max(tri, 1.0)
+        if len(tried) > 1:
+            (s0, t0, _), (s1, t1, _) = tried[-2], tried[-1]
+            slope = (t1 - t0) / (s1**3 - s0**3) if s1 != s0 else 0.0
+            if slope > 0:
+                cube = s1**3 + (target - t1) / slope
+        scale = float(np.clip(cube, 1e-9, 1.0) ** (1 / 3))
+    best = min(tried, key=lambda item: abs(item[1] - target))
+    return best[2], best[0]

@@ -1,0 +1,268 @@
+"""Private synthetic graphs under edge-DP: release a whole graph, analyse it freely.
+
+:func:`synthesize` measures four statistics of the graph with noise, then builds a random graph
+on the *public* node set that matches them. Everything done with the synthetic graph afterwards
+(communities, centralities, path lengths, motif counts) is post-processing and costs nothing.
+
+Stages and their share of ε (:data:`SPLIT`; one debit of the total, before any noise):
+
+============  =====  ====================================================================
+stage         share  mechanism (:mod:`dpatlas.graph._synth_stats`)
+============  =====  ====================================================================
+degrees       0.30   every node's degree + discrete Laplace(2/ε₁) (L1 sensitivity 2)
+partition     0.45   one sequential noisy label-propagation pass (each node releases its
+                     neighbours' label counts + discrete Laplace(2/ε₂), then moves)
+blocks        0.15   edge counts inside and between the communities + discrete Laplace(1/ε₃)
+triangles     0.10   the triangle count, ladder mechanism (:func:`triangle_count`)
+============  =====  ====================================================================
+
+Privacy (edge-DP: neighbours share the public node set and differ in one edge). Each stage is
+ε_i-DP given the outputs of the earlier ones: the degree vector has L1 sensitivity 2; the
+partition pass is ε₂-DP by adaptive composition over the nodes (proof in
+:func:`~dpatlas.graph._synth_stats.private_partition`); the block counts of the released
+partition have sensitivity 1 (an edge lies in one cell); the ladder mechanism is ε₄-DP
+(:mod:`dpatlas.core.ladder`). By sequential (adaptive) composition the four releases together
+are ``(ε₁ + ε₂ + ε₃ + ε₄) = ε``-DP. The graph is then generated from the released values and
+public randomness only (:mod:`dpatlas.graph._bter`, :mod:`dpatlas.graph._deconvolve`): target
+degrees drawn from a deconvolution of the noisy degrees, BTER-style affinity blocks inside the
+released communities whose density is fitted to the *released* triangle count, and a
+degree-corrected block model for the remaining edges — post-processing, so the synthetic graph
+is ε-DP. The node set and ``n`` come from the caller (a release is refused without them): the
+node count read off the edges is private.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+
+from dpatlas.core.budget import Budget
+from dpatlas.core.discrete_laplace import check_scales, rational_scale
+from dpatlas.core.ladder import ladder_mechanism, step_scale
+from dpatlas.core.release import Release
+from dpatlas.core.rng import RngLike, get_source
+from dpatlas.core.validation import check_epsilon
+from dpatlas.graph._bter import coarsen, fit_triangles, generate, merge_parts
+from dpatlas.graph._deconvolve import deconvolved_degrees
+from dpatlas.graph._generate import shift_to_total
+from dpatlas.graph._synth_stats import (
+    DEGREE_CLASSES,
+    degree_class,
+    noisy_blocks,
+    noisy_degrees,
+    partition_size,
+    private_partition,
+)
+from dpatlas.graph.adjacency import EdgeAdjacency
+from dpatlas.graph.counting import common_neighbour_stats
+from dpatlas.graph.edgegraph import EdgeGraph, as_edge_graph
+from dpatlas.graph.sensitivity import sensitivity_ladder
+
+__all__ = ["MECHANISMS", "SPLIT", "SyntheticGraph", "synthesize"]
+
+SPLIT: Mapping[str, float] = MappingProxyType(
+    {"degrees": 0.30, "partition": 0.45, "blocks": 0.15, "triangles": 0.10}
+)
+"""Default share of ε per stage (tuned on facebook and ca-HepPh; see docs/synthetic-graphs.md)."""
+
+MECHANISMS: Mapping[str, str] = MappingProxyType(
+    {
+        "degrees": "discrete_laplace(sensitivity=2)",
+        "partition": "sequential label propagation, discrete_laplace(sensitivity=1) per node",
+        "blocks": "discrete_laplace(sensitivity=1)",
+        "triangles": "triangle_count/ladder",
+    }
+)
+
+
+@dataclass(frozen=True)
+class SyntheticGraph(Release):
+    """A synthetic graph (``value``: a :class:`networkx.Graph` on the public node set) and its
+    privacy record; ``metadata["split"]`` gives each stage's ε."""
+
+    def confidence_interval(self, level: float = 0.95) -> tuple[Any, Any]:
+        """Refused: a synthetic graph has no interval (its statistics are post-processing)."""
+        raise ValueError(
+            "a synthetic graph has no confidence interval; release the statistic you need "
+            "(e.g. triangle_count, edge_count) for one with a stated interval"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The release as JSON-ready data; the graph as its node and edge counts."""
+        graph = self.value
+        summary = {"nodes": graph.number_of_nodes(), "edges": graph.number_of_edges()}
+        return {**Release(**{**self.__dict__, "value": 0}).to_dict(), "value": summary}
+
+    def write_edgelist(self, path: str | Path) -> None:
+        """Write the edges as ``u v`` lines (``networkx.write_edgelist(..., data=False)``),
+        after a ``#`` header stating ε; isolated nodes are not listed (the node set is public)."""
+        import networkx as nx
+
+        graph = self.value
+        head = f"# dpatlas synthetic graph: edge-DP, epsilon={self.epsilon:g}, nodes={len(graph)}\n"
+        with open(path, "wb") as fh:
+            fh.write(head.encode())
+            nx.write_edgelist(graph, fh, data=False)
+
+
+def _check_split(split: Mapping[str, float] | None) -> dict[str, float]:
+    if split is None:
+        return dict(SPLIT)
+    if not isinstance(split, Mapping) or set(split) != set(SPLIT):
+        raise ValueError(f"split must map exactly {sorted(SPLIT)} to shares, got {split!r}")
+    shares = {k: float(v) for k, v in split.items()}
+    if (
+        any(not (v > 0 and math.isfinite(v)) for v in shares.values())
+        or abs(sum(shares.values()) - 1) > 1e-9
+    ):
+        raise ValueError(f"split shares must be > 0 and sum to 1, got {shares}")
+    return shares
+
+
+def _public_graph(graph: Any, n: int | None, nodes: Any) -> EdgeGraph:
+    if n is None and nodes is None:
+        raise ValueError(
+            "synthesize needs the public node set: pass n= (nodes 0..n-1) or nodes= (their ids); "
+            "a node count read off the edges depends on the data and is not edge-DP"
+        )
+    return as_edge_graph(graph, n=n, nodes=nodes)
+
+
+def synthesize(
+    graph: Any,
+    *,
+    epsilon: float,
+    n: int | None = None,
+    nodes: Any = None,
+    budget: Budget | None = None,
+    rng: RngLike = None,
+    split: Mapping[str, float] | None = None,
+) -> SyntheticGraph:
+    """Release an edge-DP synthetic graph of ``graph`` on its public node set.
+
+    Parameters
+    ----------
+    graph : networkx.Graph, EdgeGraph, (m, 2) integer array or scipy sparse matrix
+        Simple undirected graph; see :func:`~dpatlas.graph.edgegraph.as_edge_graph`.
+    epsilon : float
+        Privacy cost of the whole graph, > 0 (split between the stages by ``split``).
+    n : int, optional
+        Public number of nodes (ids ``0 .. n-1`` for an edge array; must match a networkx
+        graph's node count). Required unless ``nodes`` is given.
+    nodes : array-like of int, optional
+        Public node ids, for an edge array.
+    budget : Budget, optional
+        Checked before the graph is read, debited once by ``epsilon`` before any noise.
+    rng : None, int or numpy.random.Generator
+        ``None`` for secure noise; a seed is for tests and teaching (``seeded=True``).
+    split : mapping, optional
+        Shares of ε per stage (keys of :data:`SPLIT`, positive, summing to 1).
+
+    Returns
+    -------
+    SyntheticGraph
+        ``value``: a :class:`networkx.Graph` on the public nodes (ids as given);
+        ``metadata``: ``n``, ``split`` (ε per stage), ``mechanisms``, ``communities``,
+        ``triangles`` (the released count the generator was fitted to), ``block_density``.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> G = nx.planted_partition_graph(4, 50, 0.3, 0.01, seed=1)
+    >>> rel = synthesize(G, n=200, epsilon=2.0, rng=7)
+    >>> rel.value.number_of_nodes(), rel.epsilon, rel.seeded
+    (200, 2.0, True)
+    >>> rel.metadata["split"]["triangles"]
+    0.2
+    >>> synthesize(G, epsilon=1.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: synthesize needs the public node set: pass n= (nodes 0..n-1) or nodes= ...
+    """
+    eps = check_epsilon(epsilon)
+    shares = _check_split(split)
+    part = {stage: eps * share for stage, share in shares.items()}
+    check_scales(2, part["degrees"], part["partition"])
+    check_scales(1, part["blocks"])
+    step_scale(part["triangles"])
+    src = get_source(rng)
+    rho = sum(v**2 for v in part.values()) / 2  # zCDP of four pure-DP releases
+    if budget is not None:
+        budget.check(eps, rho=rho)
+    g = _public_graph(graph, n, nodes)
+    if budget is not None:
+        budget.spend(eps, mechanism="synthesize", rho=rho)
+    gen = src.generator()
+    raw = noisy_degrees(g, part["degrees"], src)
+    t, s = rational_scale(2 / part["degrees"])
+    target = deconvolved_degrees(raw, t / s, g.n, gen)
+    labels = private_partition(g, np.maximum(raw, 1), part["partition"], src, gen)
+    parts = partition_size(part["partition"])
+    classes = degree_class(raw)
+    fine = noisy_blocks(
+        g, labels * DEGREE_CLASSES + classes, parts * DEGREE_CLASSES, part["blocks"], src
+    )
+    merged = merge_parts(fine, parts, gen)
+    communities = merged[labels]
+    groups = communities * DEGREE_CLASSES + classes
+    blocks = _nonnegative(coarsen(fine, merged))
+    triangles = _noisy_triangles(g, part["triangles"], src)
+    keys, density = fit_triangles(
+        max(triangles, 0),
+        lambda scale: generate(target, communities, groups, blocks, scale, gen),
+        g.n,
+    )
+    import networkx as nx
+
+    ids = g.ids.tolist() if isinstance(g.ids, np.ndarray) else list(g.ids)
+    out = nx.Graph()
+    out.add_nodes_from(ids)
+    out.add_edges_from(
+        (ids[u], ids[v]) for u, v in zip((keys // g.n).tolist(), (keys % g.n).tolist(), strict=True)
+    )
+    meta = {
+        "n": g.n,
+        "split": part,
+        "mechanisms": dict(MECHANISMS),
+        "communities": int(communities.max()) + 1 if g.n else 0,
+        "triangles": triangles,
+        "block_density": density,
+    }
+    return SyntheticGraph(
+        value=out,
+        epsilon=eps,
+        delta=0.0,
+        mechanism="synthesize",
+        sensitivity=None,
+        scale=None,
+        noise=None,
+        seeded=src.seeded,
+        rho=rho,
+        metadata=meta,
+    )
+
+
+def _nonnegative(blocks: np.ndarray) -> np.ndarray:
+    """Symmetric non-negative counts keeping the noisy total of the upper triangle."""
+    cells = np.triu_indices(blocks.shape[0])
+    out = np.zeros(blocks.shape)
+    out[cells] = shift_to_total(blocks[cells])
+    return out + np.triu(out, 1).T
+
+
+def _noisy_triangles(g: EdgeGraph, epsilon: float, src: Any) -> int:
+    """The ladder release of the triangle count (ε-DP; a constant 0 when ``n < 3``)."""
+    gs = EdgeAdjacency().triangle_global_sensitivity(g.n)
+    if gs == 0:
+        return 0
+    stats = common_neighbour_stats(g)
+    rel = ladder_mechanism(
+        stats.triangles, sensitivity_ladder(stats), epsilon=epsilon, global_sensitivity=gs, rng=src
+    )
+    return int(rel.value)
