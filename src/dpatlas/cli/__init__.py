@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from dpatlas import __version__
-from dpatlas.cli import budget, demo, heatmap, triangles
+from dpatlas.cli import budget, demo, heatmap, synthesize, triangles
 from dpatlas.cli._common import Output, output_options, release_options
 from dpatlas.errors import BudgetExceededError, LedgerError
 
@@ -25,6 +25,7 @@ _EPILOG = """\
 start here:
   dpatlas demo                       private heatmap + triangle count on the embedded data
   dpatlas triangles --help           edge-DP triangle count of an edge list
+  dpatlas synthesize --help          edge-DP synthetic graph of an edge list
   dpatlas heatmap --help             private heatmap of sites
   dpatlas budget --help              the persistent privacy budget of a dataset
 """
@@ -50,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     out, rel = output_options(), release_options()
     demo.add_parser(sub, [out])
     triangles.add_parser(sub, [out, rel])
+    synthesize.add_parser(sub, [out, rel])
     heatmap.add_parser(sub, [out, rel])
     budget.add_parser(sub, [out])
     return parser

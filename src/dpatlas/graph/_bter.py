@@ -1,10 +1,11 @@
-"""The synthetic-graph generator of :func:`~dpatlas.graph.synthesize.synthesize` (internal).
+"""The synthetic-graph generator of :func:`~dpatlas.graph.synthetic.synthesize` (internal).
 
 A degree-corrected block model with BTER-style affinity blocks (Seshadhri, Kolda, Pinar 2012),
 post-processing only (it reads released values and public randomness):
 
 1. *Affinity blocks*: inside each community, nodes of target degree ``>= 2`` sorted by degree
-   are cut into consecutive blocks, a block as large as its smallest degree plus one; each block
+   are cut into consecutive blocks, a block at most as large as its smallest degree plus one
+   (built from the highest degrees down, :func:`_affinity_blocks`); each block
    is an Erdős–Rényi graph of density ``ρ = min(1, scale · (d + 1)^-ξ)``. These make the
    triangles; ``scale`` is fitted to the released triangle count (:func:`fit_triangles`).
 2. *Block model*: each node's remaining stubs stay in its community or go to another one, in the
@@ -33,16 +34,22 @@ BLOCK_EXPONENT = 0.0
 def _affinity_blocks(
     degrees: np.ndarray, labels: np.ndarray, gen: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Members (sorted by community, then degree), block start offsets and block sizes."""
+    """Members (by community, then degree *decreasing*), block start offsets and block sizes.
+
+    From the top: a block takes the next nodes while its size stays at most one more than the
+    degree of its newest (smallest) member — the largest group of top nodes that could all be
+    adjacent. (BTER builds from the bottom; its leftover top block is then a few hubs apart
+    from the dense core they belong with.)
+    """
     idx = np.flatnonzero(degrees >= 2)
-    idx = idx[np.lexsort((gen.random(idx.size), degrees[idx], labels[idx]))]
-    lab, deg = labels[idx], degrees[idx]
-    ends = np.r_[np.flatnonzero(lab[1:] != lab[:-1]) + 1, idx.size]
-    starts, i = [], 0
-    for end in ends:  # one step per block (about n / mean degree of them)
-        while i < end:
+    idx = idx[np.lexsort((gen.random(idx.size), -degrees[idx], labels[idx]))]
+    lab, deg = labels[idx].tolist(), degrees[idx].tolist()
+    starts, size = [], 0
+    for i in range(len(idx)):  # one step per node
+        if size == 0 or lab[i] != lab[i - 1] or size + 1 > deg[i] + 1:
             starts.append(i)
-            i = min(i + int(deg[i]) + 1, int(end))
+            size = 0
+        size += 1
     start = np.asarray(starts, dtype=np.int64)
     return idx, start, np.diff(np.r_[start, idx.size])
 
@@ -106,7 +113,7 @@ def generate(
     deg = np.asarray(degrees, dtype=np.int64)
     mix = balance_blocks(blocks, np.bincount(groups, weights=deg, minlength=k))
     idx, start, size = _affinity_blocks(deg, labels, gen)
-    first = deg[idx[start]] if idx.size else np.zeros(0, dtype=np.int64)
+    first = deg[idx[start + size - 1]] if idx.size else np.zeros(0, dtype=np.int64)
     keys = _keys(_block_edges(idx, start, size, scale * (first + 1.0) ** -BLOCK_EXPONENT, gen), n)
     u, v = groups[keys // n], groups[keys % n]
     used = np.bincount(np.r_[u * k + v, v * k + u], minlength=k * k).reshape(k, k)

@@ -1,4 +1,4 @@
-"""Stub matching for :func:`~dpatlas.graph.synthesize.synthesize` (internal).
+"""Stub matching for :func:`~dpatlas.graph.synthetic.synthesize` (internal).
 
 Everything here is post-processing: the generators read only released (noisy, post-processed)
 parameters and public randomness, never the graph. Their randomness comes from a numpy
@@ -35,7 +35,7 @@ def shift_to_total(noisy: np.ndarray) -> np.ndarray:
     return np.maximum(y - shift, 0.0)
 
 
-def balance_blocks(blocks: np.ndarray, stubs: np.ndarray, rounds: int = 50) -> np.ndarray:
+def balance_blocks(blocks: np.ndarray, stubs: np.ndarray, rounds: int = 200) -> np.ndarray:
     """Scale a symmetric non-negative ``K × K`` matrix of edge counts (diagonal: edges inside)
     into stub counts (diagonal doubled) whose row sums are ``stubs`` (symmetric Sinkhorn).
 

@@ -1,6 +1,6 @@
-"""The private measurements behind :func:`~dpatlas.graph.synthesize.synthesize` (internal).
+"""The private measurements behind :func:`~dpatlas.graph.synthetic.synthesize` (internal).
 
-Every function here reads the graph and adds noise; :mod:`dpatlas.graph.synthesize` debits the
+Every function here reads the graph and adds noise; :mod:`dpatlas.graph.synthetic` debits the
 budget once for all of them and proves their composition. Sensitivities are for *edge*
 neighbours (same public node set, one edge added or removed); ``b`` below is a discrete Laplace
 scale, sampled exactly by :func:`~dpatlas.core.discrete_laplace.sample_discrete_laplace`.

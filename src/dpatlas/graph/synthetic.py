@@ -84,7 +84,14 @@ MECHANISMS: Mapping[str, str] = MappingProxyType(
 @dataclass(frozen=True)
 class SyntheticGraph(Release):
     """A synthetic graph (``value``: a :class:`networkx.Graph` on the public node set) and its
-    privacy record; ``metadata["split"]`` gives each stage's ε."""
+    privacy record; ``metadata["split"]`` gives each stage's ε.
+
+    ``communities`` is the released community of every node (in node order: ``0 .. n-1``, or
+    the order of ``nodes`` / the networkx graph's nodes): part of the same ε-DP release, the
+    partition the generator used.
+    """
+
+    communities: np.ndarray | None = None
 
     def confidence_interval(self, level: float = 0.95) -> tuple[Any, Any]:
         """Refused: a synthetic graph has no interval (its statistics are post-processing)."""
@@ -96,8 +103,9 @@ class SyntheticGraph(Release):
     def to_dict(self) -> dict[str, Any]:
         """The release as JSON-ready data; the graph as its node and edge counts."""
         graph = self.value
+        fields = {f: getattr(self, f) for f in Release.__dataclass_fields__}
         summary = {"nodes": graph.number_of_nodes(), "edges": graph.number_of_edges()}
-        return {**Release(**{**self.__dict__, "value": 0}).to_dict(), "value": summary}
+        return {**Release(**{**fields, "value": 0}).to_dict(), "value": summary}
 
     def write_edgelist(self, path: str | Path) -> None:
         """Write the edges as ``u v`` lines (``networkx.write_edgelist(..., data=False)``),
@@ -245,6 +253,7 @@ def synthesize(
         seeded=src.seeded,
         rho=rho,
         metadata=meta,
+        communities=communities,
     )
 
 

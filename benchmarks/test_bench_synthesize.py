@@ -1,0 +1,186 @@
+"""Private synthetic graphs (issue 19): ``synthesize`` against PrivGraph on PrivGraph's metrics.
+
+Three columns per metric: ours (``dpatlas.graph.synthesize``, default split), our run of the
+PrivGraph baseline (``benchmarks/privgraph.py``, the published code's method, sparse), and the
+reference figures of the authors' code from ``../shared/BENCHMARKS.md`` (mean of 3 seeds there).
+Means over ``RUNS`` seeded runs (``SYNTH_RUNS``, default 5) at ε ∈ {0.5, 1, 2, 3.5}; metrics as
+in ``benchmarks/synth_metrics.py``. facebook and ca-HepPh were used to tune the method;
+email-Enron and ca-GrQc were not (held out): their rows are marked. ``SYNTH_GRAPHS`` (comma
+separated) restricts the graphs. The goal (issue 19): better than PrivGraph on >= 6 of the 7
+metrics in every cell and never worse by more than 10% on the seventh.
+
+Speed: seconds per synthetic graph (ours, baseline), and a 10⁶-edge seeded Chung–Lu graph
+synthesised in a subprocess whose peak resident memory is read from ``getrusage``.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import networkx as nx
+import numpy as np
+import pytest
+from benchmarks.privgraph import privgraph
+from benchmarks.synth_metrics import HIGHER_IS_BETTER, METRICS, graph_stats, score
+from benchmarks.test_bench_triangles import read
+
+from dpatlas.graph import synthesize
+
+GRAPHS = {  # name: (public n, tuned on it?)
+    "facebook": (4_039, True),
+    "ca-HepPh": (12_006, True),
+    "email-Enron": (36_692, False),
+    "ca-GrQc": (5_241, False),
+}
+EPSILONS = (0.5, 1.0, 2.0, 3.5)
+RUNS = int(os.environ.get("SYNTH_RUNS", "5"))
+REFERENCE = {  # BENCHMARKS.md, PrivGraph (authors' code): nmi, overlap, mae, kl, diam, cc, mod
+    ("facebook", 0.5): (0.085, 0.033, 0.0302, 2.12, 0.417, 0.960, 0.724),
+    ("facebook", 1.0): (0.174, 0.658, 0.00283, 0.621, 0.333, 0.429, 0.393),
+    ("facebook", 2.0): (0.198, 0.725, 0.00526, 0.392, 0.292, 0.504, 0.332),
+    ("facebook", 3.5): (0.219, 0.483, 0.00878, 0.290, 0.292, 0.628, 0.284),
+    ("ca-HepPh", 0.5): (0.138, 0.253, 0.0257, 1.14, 0.538, 0.976, 0.672),
+    ("ca-HepPh", 1.0): (0.171, 0.828, 0.00416, 0.927, 0.487, 0.394, 0.342),
+    ("ca-HepPh", 2.0): (0.199, 0.950, 0.00450, 0.591, 0.385, 0.583, 0.286),
+    ("ca-HepPh", 3.5): (0.273, 0.897, 0.00303, 0.643, 0.333, 0.426, 0.207),
+    ("email-Enron", 0.5): (0.171, 0.018, 0.0180, 0.883, 0.436, 0.926, 0.584),
+    ("email-Enron", 1.0): (0.165, 0.056, 0.0190, 0.961, 0.308, 0.966, 0.570),
+    ("email-Enron", 2.0): (0.172, 0.685, 0.00423, 0.633, 0.282, 0.501, 0.414),
+    ("email-Enron", 3.5): (0.259, 0.766, 0.00183, 0.498, 0.103, 0.152, 0.305),
+}
+
+
+def _nx(edges: np.ndarray, n: int) -> nx.Graph:
+    g = nx.Graph()
+    g.add_nodes_from(range(n))
+    g.add_edges_from(edges.tolist())
+    return g
+
+
+def _edges(g) -> np.ndarray:  # type: ignore[no-untyped-def]
+    rows = np.repeat(np.arange(g.n), np.diff(g.indptr))
+    keep = rows < g.indices
+    return np.column_stack([rows[keep], g.indices[keep]])
+
+
+def verdict(ours: dict[str, float], theirs: dict[str, float]) -> tuple[int, float]:
+    """Metrics won, and the worst relative shortfall on a lost one (0 when all are won)."""
+    wins, worst = 0, 0.0
+    for k in METRICS:
+        a, b = ours[k], theirs[k]
+        better = a > b if k in HIGHER_IS_BETTER else a < b
+        wins += better
+        if not better and b:
+            worst = max(worst, (b - a) / b if k in HIGHER_IS_BETTER else (a - b) / b)
+    return wins, worst
+
+
+def _mean(rows: list[dict[str, float]]) -> dict[str, float]:
+    return {k: float(np.mean([r[k] for r in rows])) for k in rows[0]}
+
+
+def run_cell(g, n: int, true_stats, eps: float) -> tuple[dict[str, float], dict[str, float]]:  # type: ignore[no-untyped-def]
+    edges = _edges(g)
+    ours, base = [], []
+    for seed in range(RUNS):
+        start = time.perf_counter()
+        rel = synthesize(edges, n=n, epsilon=eps, rng=seed)
+        took = time.perf_counter() - start
+        ours.append({**score(true_stats, graph_stats(rel.value)), "sec": took})
+        start = time.perf_counter()
+        e = privgraph(g, eps, np.random.default_rng(seed))
+        took = time.perf_counter() - start
+        base.append({**score(true_stats, graph_stats(_nx(e, n))), "sec": took})
+    return _mean(ours), _mean(base)
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.3g}"
+
+
+@pytest.mark.bench
+def test_synthetic_graphs_against_privgraph(shared_datasets: Path) -> None:
+    chosen = os.environ.get("SYNTH_GRAPHS", ",".join(GRAPHS)).split(",")
+    results = {}
+    for name in chosen:
+        n, _ = GRAPHS[name]
+        g = read(shared_datasets, name)
+        assert g.n == n
+        true_stats = graph_stats(_nx(_edges(g), n))
+        for eps in EPSILONS:
+            results[name, eps] = run_cell(g, n, true_stats, eps)
+    print(
+        f"\nsynthetic graphs, mean of {RUNS} runs: ours / PrivGraph (our run) / PrivGraph (BENCHMARKS.md)"
+    )
+    print(f"{'graph':<22} {'eps':>4} " + " ".join(f"{k:>24}" for k in (*METRICS, "tri_rel", "sec")))
+    for (name, eps), (ours, base) in results.items():
+        ref = dict(zip(METRICS, REFERENCE.get((name, eps), (float("nan"),) * 7), strict=True))
+        label = name + ("" if GRAPHS[name][1] else " (held out)")
+        cells = [f"{_fmt(ours[k])}/{_fmt(base[k])}/{_fmt(ref[k])}" for k in METRICS]
+        cells += [
+            f"{_fmt(ours['tri_rel'])}/{_fmt(base['tri_rel'])}/-",
+            f"{ours['sec']:.1f}/{base['sec']:.1f}/-",
+        ]
+        print(f"{label:<22} {eps:>4} " + " ".join(f"{c:>24}" for c in cells))
+    print("\nwins of 7 (worst shortfall on a lost metric): vs our PrivGraph run | vs BENCHMARKS.md")
+    failures = []
+    for (name, eps), (ours, base) in results.items():
+        w_base, s_base = verdict(ours, base)
+        line = f"{name:<12} {eps:>4}  {w_base}/7 ({s_base:.0%})"
+        if (name, eps) in REFERENCE:
+            ref = dict(zip(METRICS, REFERENCE[name, eps], strict=True))
+            w_ref, s_ref = verdict(ours, ref)
+            line += f" | {w_ref}/7 ({s_ref:.0%})"
+        met = w_base >= 7 or (w_base == 6 and s_base <= 0.10)
+        print(line + ("   goal met" if met else "   goal NOT met"))
+        if w_base < 5:
+            failures.append((name, eps, w_base))
+    # regression floor: at least 5 of 7 against the baseline run in every cell (the goal, 6 of 7
+    # and within 10% on the seventh, is printed per cell above and reported in the docs)
+    assert not failures, failures
+
+
+@pytest.mark.bench
+def test_synthesize_speed_and_memory_on_a_million_edges() -> None:
+    code = (
+        "import resource, time\n"
+        "from dpatlas.graph._synthetic import chung_lu_edges\n"
+        "from dpatlas.graph import synthesize\n"
+        "e = chung_lu_edges(200_000, 1_000_000, seed=19)\n"
+        "synthesize(e[:1000], n=200_000, epsilon=1.0, rng=0)\n"  # compile the kernels first
+        "t = time.perf_counter()\n"
+        "rel = synthesize(e, n=200_000, epsilon=1.0, rng=1)\n"
+        "took = time.perf_counter() - t\n"
+        "peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20\n"
+        "print(took, peak, rel.value.number_of_edges())\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=900
+    )
+    took, peak, m = proc.stdout.split()
+    print(
+        f"\n10^6-edge Chung-Lu graph (n = 200,000): {float(took):.1f} s, peak RSS {float(peak):.2f} GiB, {m} edges"
+    )
+    assert float(took) <= 120.0
+    assert float(peak) <= 4.0
+
+
+@pytest.mark.bench
+def test_enron_speed_against_the_baseline(shared_datasets: Path) -> None:
+    g = read(shared_datasets, "email-Enron")
+    edges = _edges(g)
+    synthesize(edges[:1000], n=g.n, epsilon=1.0, rng=0)
+    start = time.perf_counter()
+    synthesize(edges, n=g.n, epsilon=1.0, rng=1)
+    ours = time.perf_counter() - start
+    start = time.perf_counter()
+    privgraph(g, 1.0, np.random.default_rng(1))
+    base = time.perf_counter() - start
+    print(
+        f"\nemail-Enron, one synthetic graph: ours {ours:.1f} s, sparse PrivGraph {base:.1f} s ({base / ours:.1f}x)"
+    )
+    assert ours <= 10.0

@@ -1,0 +1,68 @@
+"""``dpatlas synthesize``: the edge list written, JSON shape, ledger debits and refusals."""
+
+from __future__ import annotations
+
+import json
+
+import networkx as nx
+import pytest
+
+from dpatlas import Budget
+
+from .conftest import LESMIS
+
+
+def test_writes_a_synthetic_edge_list_and_debits_the_ledger(run_cli, cli, ledger, tmp_path):
+    out = tmp_path / "synthetic.txt"
+    args = ["synthesize", LESMIS, "--ledger", ledger]
+    opts = f"--nodes 77 --epsilon 0.6 --out {out} --dataset d --json --seed 4"
+    res = run_cli(*args, opts=opts)
+    assert res.code == 0, res.err
+    data = json.loads(res.out)
+    release = data["release"]
+    assert release["mechanism"] == "synthesize" and release["epsilon"] == 0.6
+    assert release["seeded"] is True and "NOT secret" in res.err
+    assert release["value"]["nodes"] == 77
+    assert sum(release["metadata"]["split"].values()) == pytest.approx(0.6)
+    assert data["budget"]["remaining"]["epsilon"] == pytest.approx(0.4)
+    assert data["warnings"] == []
+    lines = out.read_text().splitlines()
+    assert lines[0] == "# dpatlas synthetic graph: edge-DP, epsilon=0.6, nodes=77"
+    g = nx.read_edgelist(out, nodetype=int)
+    assert g.number_of_edges() == release["value"]["edges"]
+    assert all(0 <= u < 77 for u in g.nodes)
+    again = cli(*args, opts=opts.replace("0.6", "0.3").replace(str(out), str(tmp_path / "b.txt")))
+    assert again.code == 0, again.err
+    refused = run_cli(*args, opts=opts)  # 0.1 left
+    assert refused.code == 1
+    assert "refused: privacy budget exceeded" in refused.err
+    history = Budget.open(ledger, dataset="d").history
+    assert [(float(s.epsilon), s.mechanism) for s in history] == [
+        (0.6, "synthesize"),
+        (0.3, "synthesize"),
+    ]
+
+
+def test_text_output_and_seed_reproducibility(cli, tmp_path):
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    first = cli("synthesize", LESMIS, opts=f"--nodes 77 --epsilon 2 --out {a} --seed 9")
+    assert first.code == 0, first.err
+    assert "Synthetic graph of les-miserables.txt written to" in first.out
+    assert "split          degrees 0.6, partition 0.9, blocks 0.3, triangles 0.2" in first.out
+    assert "no --ledger given" in first.err
+    assert cli("synthesize", LESMIS, opts=f"--nodes 77 --epsilon 2 --out {b} --seed 9").code == 0
+    assert a.read_text() == b.read_text()
+
+
+def test_refusals_name_the_fix(cli, tmp_path):
+    out = tmp_path / "s.txt"
+    res = cli("synthesize", LESMIS, opts=f"--epsilon 1 --out {out}")
+    assert res.code == 2
+    assert "--nodes N is required" in res.err
+    res = cli("synthesize", tmp_path / "missing.txt", opts=f"--nodes 5 --out {out}")
+    assert res.code == 2 and "EDGES file not found" in res.err
+    res = cli("synthesize", LESMIS, opts=f"--nodes 77 --out {tmp_path / 'no' / 'x.txt'}")
+    assert res.code == 2 and "--out directory not found" in res.err
+    res = cli("synthesize", LESMIS, opts="--nodes 77")
+    assert res.code == 2 and "--out" in res.err
+    assert not out.exists()
