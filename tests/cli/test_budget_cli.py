@@ -105,7 +105,8 @@ def test_every_command_has_help_with_an_example(cli):
     commands = list(_commands(build_parser()))
     assert ["triangles"] in commands
     assert ["budget", "history"] in commands
-    assert len(commands) == 6
+    assert ["synthesize"] in commands
+    assert len(commands) == 7
     for command in commands:
         res = cli(*command, "--help")
         assert res.code == 0

@@ -20,8 +20,10 @@ def test_writes_a_synthetic_edge_list_and_debits_the_ledger(run_cli, cli, ledger
     assert res.code == 0, res.err
     data = json.loads(res.out)
     release = data["release"]
-    assert release["mechanism"] == "synthesize" and release["epsilon"] == 0.6
-    assert release["seeded"] is True and "NOT secret" in res.err
+    assert release["mechanism"] == "synthesize"
+    assert release["epsilon"] == 0.6
+    assert release["seeded"] is True
+    assert "NOT secret" in res.err
     assert release["value"]["nodes"] == 77
     assert sum(release["metadata"]["split"].values()) == pytest.approx(0.6)
     assert data["budget"]["remaining"]["epsilon"] == pytest.approx(0.4)
@@ -60,9 +62,12 @@ def test_refusals_name_the_fix(cli, tmp_path):
     assert res.code == 2
     assert "--nodes N is required" in res.err
     res = cli("synthesize", tmp_path / "missing.txt", opts=f"--nodes 5 --out {out}")
-    assert res.code == 2 and "EDGES file not found" in res.err
+    assert res.code == 2
+    assert "EDGES file not found" in res.err
     res = cli("synthesize", LESMIS, opts=f"--nodes 77 --out {tmp_path / 'no' / 'x.txt'}")
-    assert res.code == 2 and "--out directory not found" in res.err
+    assert res.code == 2
+    assert "--out directory not found" in res.err
     res = cli("synthesize", LESMIS, opts="--nodes 77")
-    assert res.code == 2 and "--out" in res.err
+    assert res.code == 2
+    assert "--out" in res.err
     assert not out.exists()

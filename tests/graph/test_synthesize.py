@@ -78,7 +78,7 @@ def test_bad_split_named(split: dict, message: str) -> None:
 
 
 def test_bad_epsilon_and_n_named() -> None:
-    with pytest.raises(ValueError, match="epsilon must be a finite number > 0, got -1.0"):
+    with pytest.raises(ValueError, match=r"epsilon must be a finite number > 0, got -1\.0"):
         synthesize(PLANTED, n=400, epsilon=-1.0)
     with pytest.raises(ValueError, match="n=5 does not match"):
         synthesize(PLANTED, n=5, epsilon=1.0)
@@ -90,7 +90,9 @@ def test_exact_single_debit_and_record() -> None:
     assert len(budget.history) == 1
     assert budget.history[0].mechanism == "synthesize"
     assert budget.spent.epsilon == 0.75
-    assert rel.epsilon == 0.75 and rel.delta == 0.0 and rel.seeded
+    assert rel.epsilon == 0.75
+    assert rel.delta == 0.0
+    assert rel.seeded
     split = rel.metadata["split"]
     assert set(split) == set(SPLIT)
     assert math.isclose(sum(split.values()), 0.75)
@@ -160,7 +162,8 @@ def test_release_record_json_and_edge_list(tmp_path) -> None:
     assert isinstance(rel, SyntheticGraph)
     data = json.loads(rel.to_json())
     assert data["value"] == {"nodes": 400, "edges": rel.value.number_of_edges()}
-    assert data["mechanism"] == "synthesize" and data["seeded"] is True
+    assert data["mechanism"] == "synthesize"
+    assert data["seeded"] is True
     with pytest.raises(ValueError, match="no confidence interval"):
         rel.confidence_interval()
     path = tmp_path / "synthetic.txt"
@@ -197,7 +200,8 @@ def test_balance_blocks_meets_row_sums() -> None:
 def test_shift_keeps_the_noisy_total() -> None:
     y = np.random.default_rng(1).laplace(0, 3, 1000) + np.r_[np.full(10, 100.0), np.zeros(990)]
     out = shift_to_total(y)
-    assert out.min() >= 0 and math.isclose(out.sum(), y.sum(), rel_tol=1e-9)
+    assert out.min() >= 0
+    assert math.isclose(out.sum(), y.sum(), rel_tol=1e-9)
     assert np.count_nonzero(out) < 100  # the empty cells' noise is mostly gone
 
 
@@ -222,7 +226,8 @@ def test_generate_hits_target_degrees() -> None:
     got = np.bincount(np.r_[keys // 500, keys % 500], minlength=500)
     assert np.abs(got - deg).sum() / deg.sum() < 0.02
     u, v = keys // 500, keys % 500
-    assert (u < v).all() and np.unique(keys).size == keys.size
+    assert (u < v).all()
+    assert np.unique(keys).size == keys.size
 
 
 def test_deconvolution_keeps_the_distribution_and_range() -> None:
@@ -230,9 +235,11 @@ def test_deconvolution_keeps_the_distribution_and_range() -> None:
     d = np.r_[np.ones(3000, dtype=np.int64), np.full(1000, 40)]
     x = d + np.rint(gen.laplace(0, 5.0, d.size)).astype(np.int64)
     t = deconvolved_degrees(x, 5.0, 5000, gen)
-    assert t.min() >= 0 and t.max() <= 4999
+    assert t.min() >= 0
+    assert t.max() <= 4999
     assert abs(t.mean() - d.mean()) < 1.0
-    assert (t[:3000] < 10).mean() > 0.8 and (np.abs(t[3000:] - 40) < 10).mean() > 0.8
+    assert (t[:3000] < 10).mean() > 0.8
+    assert (np.abs(t[3000:] - 40) < 10).mean() > 0.8
     assert np.count_nonzero(np.clip(x, 0, None) == 0) > np.count_nonzero(t == 0)
 
 
