@@ -79,34 +79,45 @@ def private_partition(
     gen: np.random.Generator,
     *,
     resolution: float = 0.5,
+    revisit: float = 0.03,
 ) -> np.ndarray:
     """Communities from one noisy, sequential label-propagation pass; ε-DP.
 
     Labels start uniformly at random in ``0 .. K-1`` (``K = partition_size(ε)``, public
-    randomness). Nodes are visited once, by decreasing public weight (the noisy degrees). When
-    node ``u`` is visited it releases ``c_u + Z_u``: ``c_u[k]`` counts its neighbours labelled
-    ``k`` *now*, ``Z_u`` has ``K`` i.i.d. discrete Laplace entries of scale ``b = 2/ε``; it
-    then takes the label maximising ``c_u[k] + Z_u[k] - γ w_u W_k / Σw`` (a modularity gain with
-    resolution ``γ``; ``W_k`` sums the public weights labelled ``k``), which is post-processing.
+    randomness). Nodes are visited by decreasing public weight (the noisy degrees). When node
+    ``u`` is visited it releases ``c_u + Z_u``: ``c_u[k]`` counts its neighbours labelled ``k``
+    *now*, ``Z_u`` has ``K`` i.i.d. discrete Laplace entries of scale ``b_u``; it then takes the
+    label maximising ``c_u[k] + Z_u[k] - γ w_u W_k / Σw`` (a modularity gain with resolution
+    ``γ``; ``W_k`` sums the public weights labelled ``k``), which is post-processing. Every node
+    is visited once at ``b = 2/ε``, except the hubs — the top ``⌈revisit · n⌉`` by weight —
+    which are visited twice, in the pass and again at its end (when the labels around them have
+    formed: a hub that went first, among random labels, gets to move), at ``b = 4/ε`` each time.
 
     Proof. Given the labels so far (a function of earlier releases and public randomness), the
     vector ``c_u`` changes by one in one entry when an edge at ``u`` is added or removed, and
-    not at all for an edge away from ``u``: its L1 sensitivity is 1, so ``u``'s release is
-    ``ε/2``-DP at ``b = 2/ε``. The edge ``{u, v}`` enters only the releases of ``u`` and ``v``,
-    each made once; by adaptive sequential composition the pass is ``ε/2 + ε/2 = ε``-DP.
+    not at all for an edge away from ``u``: its L1 sensitivity is 1, so one release of ``u`` is
+    ``1/b``-DP: ``ε/2`` for a single visit, ``ε/4 + ε/4`` for a hub's two. The edge ``{u, v}``
+    enters only the releases of ``u`` and ``v``; by adaptive sequential composition the pass is
+    ``ε/2 + ε/2 = ε``-DP. Which nodes are hubs depends on the weights only (released earlier).
     """
     k = partition_size(epsilon)
     labels = gen.integers(0, k, g.n).astype(np.int64)
     w = np.asarray(weights, dtype=np.float64)
     totals = np.bincount(labels, weights=w, minlength=k)
     order = np.argsort(-w, kind="stable")
-    scale = Fraction(2) / Fraction(epsilon)
-    step = max(1, _CHUNK // k)
+    hubs = order[: int(np.ceil(revisit * g.n))] if revisit > 0 else order[:0]
+    once, twice = Fraction(2) / Fraction(epsilon), Fraction(4) / Fraction(epsilon)
+    scale_of = np.where(np.isin(order, hubs), 1, 0)  # 1: a hub, visited twice at ε/4 each
     inv = 1.0 / max(float(w.sum()), 1.0)
-    for lo in range(0, g.n, step):
-        part = order[lo : lo + step]
-        noise = _dlap(src, part.size * k, scale).reshape(part.size, k).astype(np.float64)
-        _sweep(g.indptr, g.indices, labels, part, noise, w, totals, resolution * inv)
+    step = max(1, _CHUNK // k)
+    for visit, scales in ((order, scale_of), (hubs, np.ones(hubs.size, dtype=np.int64))):
+        for lo in range(0, visit.size, step):
+            part, hub = visit[lo : lo + step], scales[lo : lo + step]
+            noise = np.empty((part.size, k))
+            for flag, scale in ((0, once), (1, twice)):
+                rows = np.flatnonzero(hub == flag)
+                noise[rows] = _dlap(src, rows.size * k, scale).reshape(rows.size, k)
+            _sweep(g.indptr, g.indices, labels, part, noise, w, totals, resolution * inv)
     return labels
 
 
