@@ -33,7 +33,7 @@ import networkx as nx
 import numba
 import numpy as np
 
-from dpatlas.graph.edgegraph import EdgeGraph
+from dpatlas.graph.input.edgegraph import EdgeGraph
 
 __all__ = ["chung_lu", "norm_sub", "privgraph"]
 

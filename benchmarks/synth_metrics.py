@@ -30,8 +30,8 @@ import networkx as nx
 import numpy as np
 import scipy.sparse as sp
 
-from dpatlas.graph.counting import triangle_count_exact
-from dpatlas.graph.edgegraph import as_edge_graph
+from dpatlas.graph.exact.counting import triangle_count_exact
+from dpatlas.graph.input.edgegraph import as_edge_graph
 
 __all__ = ["HIGHER_IS_BETTER", "METRICS", "GraphStats", "graph_stats", "nmi", "score"]
 

@@ -155,7 +155,7 @@ def test_synthetic_graphs_against_privgraph(shared_datasets: Path) -> None:
 def test_synthesize_speed_and_memory_on_a_million_edges() -> None:
     code = (
         "import resource, time\n"
-        "from dpatlas.graph._synthetic import chung_lu_edges\n"
+        "from dpatlas.graph._testgraphs import chung_lu_edges\n"
         "from dpatlas.graph import synthesize\n"
         "e = chung_lu_edges(200_000, 1_000_000, seed=19)\n"
         "synthesize(e[:1000], n=200_000, epsilon=1.0, rng=0)\n"  # compile the kernels first

@@ -22,8 +22,8 @@ from collections.abc import Callable
 import numpy as np
 
 from dpatlas.graph._generate import balance_blocks, pair_across, pair_within
-from dpatlas.graph.counting import triangle_count_exact
-from dpatlas.graph.edgegraph import as_edge_graph
+from dpatlas.graph.exact.counting import triangle_count_exact
+from dpatlas.graph.input.edgegraph import as_edge_graph
 
 __all__ = ["BLOCK_EXPONENT", "coarsen", "fit_triangles", "generate", "merge_parts"]
 

@@ -3,7 +3,7 @@
 Every function here reads the graph and adds noise; :mod:`dpatlas.graph.synthetic` debits the
 budget once for all of them and proves their composition. Sensitivities are for *edge*
 neighbours (same public node set, one edge added or removed); ``b`` below is a discrete Laplace
-scale, sampled exactly by :func:`~dpatlas.core.discrete_laplace.sample_discrete_laplace`.
+scale, sampled exactly by :func:`~dpatlas.core.noise.discrete_laplace.sample_discrete_laplace`.
 
 * :func:`noisy_degrees`: the degree vector, L1 sensitivity 2 (the two endpoints move by 1),
   ``b = 2/ε``: ε-DP.
@@ -20,9 +20,9 @@ from fractions import Fraction
 import numba
 import numpy as np
 
-from dpatlas.core.discrete_laplace import rational_scale, sample_discrete_laplace
+from dpatlas.core.noise.discrete_laplace import rational_scale, sample_discrete_laplace
 from dpatlas.core.rng import RandomSource
-from dpatlas.graph.edgegraph import EdgeGraph
+from dpatlas.graph.input.edgegraph import EdgeGraph
 
 __all__ = [
     "DEGREE_CLASSES",

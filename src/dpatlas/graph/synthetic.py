@@ -21,7 +21,7 @@ Privacy (edge-DP: neighbours share the public node set and differ in one edge). 
 partition pass is ε₂-DP by adaptive composition over the nodes (proof in
 :func:`~dpatlas.graph._synth_stats.private_partition`); the block counts of the released
 partition have sensitivity 1 (an edge lies in one cell); the ladder mechanism is ε₄-DP
-(:mod:`dpatlas.core.ladder`). By sequential (adaptive) composition the four releases together
+(:mod:`dpatlas.core.noise.ladder`). By sequential (adaptive) composition the four releases together
 are ``(ε₁ + ε₂ + ε₃ + ε₄) = ε``-DP. The graph is then generated from the released values and
 public randomness only (:mod:`dpatlas.graph._bter`, :mod:`dpatlas.graph._deconvolve`): target
 degrees drawn from a deconvolution of the noisy degrees, BTER-style affinity blocks inside the
@@ -42,9 +42,9 @@ from typing import Any
 
 import numpy as np
 
-from dpatlas.core.budget import Budget
-from dpatlas.core.discrete_laplace import check_scales, rational_scale
-from dpatlas.core.ladder import ladder_mechanism, step_scale
+from dpatlas.core.accounting.budget import Budget
+from dpatlas.core.noise.discrete_laplace import check_scales, rational_scale
+from dpatlas.core.noise.ladder import ladder_mechanism, step_scale
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike, get_source
 from dpatlas.core.validation import check_epsilon
@@ -60,9 +60,9 @@ from dpatlas.graph._synth_stats import (
     private_partition,
 )
 from dpatlas.graph.adjacency import EdgeAdjacency
-from dpatlas.graph.counting import common_neighbour_stats
-from dpatlas.graph.edgegraph import EdgeGraph, as_edge_graph
-from dpatlas.graph.sensitivity import sensitivity_ladder
+from dpatlas.graph.exact.counting import common_neighbour_stats
+from dpatlas.graph.exact.triangle_sensitivity import sensitivity_ladder
+from dpatlas.graph.input.edgegraph import EdgeGraph, as_edge_graph
 
 __all__ = ["MECHANISMS", "SPLIT", "SyntheticGraph", "synthesize"]
 
@@ -157,7 +157,7 @@ def synthesize(
     Parameters
     ----------
     graph : networkx.Graph, EdgeGraph, (m, 2) integer array or scipy sparse matrix
-        Simple undirected graph; see :func:`~dpatlas.graph.edgegraph.as_edge_graph`.
+        Simple undirected graph; see :func:`~dpatlas.graph.input.edgegraph.as_edge_graph`.
     epsilon : float
         Privacy cost of the whole graph, > 0 (split between the stages by ``split``).
     n : int, optional

@@ -10,14 +10,14 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from dpatlas.core.budget import Budget
+from dpatlas.core.accounting.budget import Budget
 from dpatlas.errors import BudgetExceededError
 from dpatlas.graph import SyntheticGraph, synthesize
 from dpatlas.graph._bter import coarsen, generate
 from dpatlas.graph._deconvolve import deconvolved_degrees
 from dpatlas.graph._generate import balance_blocks, pair_across, pair_within, shift_to_total
 from dpatlas.graph._synth_stats import noisy_blocks, partition_size
-from dpatlas.graph.edgegraph import as_edge_graph
+from dpatlas.graph.input.edgegraph import as_edge_graph
 from dpatlas.graph.synthetic import SPLIT
 
 PLANTED = nx.planted_partition_graph(4, 100, 0.25, 0.01, seed=1)
