@@ -3,7 +3,8 @@
 Setting. ``f`` is an integer query and ``S(G)`` a β-smooth upper bound on its local
 sensitivity: for all neighbours ``G ~ G'``, (S1) ``|f(G) - f(G')| <= S(G)`` and
 (S2) ``S(G) <= e^β S(G')``. Any ladder (:mod:`dpatlas.core.noise.ladder`, (L1)–(L2)) gives one,
-:func:`smooth_bound` ``S = max_t e^{-βt} I_t``: ``S >= I_0`` and
+:func:`smooth_bound` ``S = max_t e^{-βt} I_t`` (over every ``t >= 0``, the ``GS`` tail after
+the array included): ``S >= I_0`` and
 ``S(G) <= max_t e^{-βt} I_{t+1}(G') = e^β max_t e^{-β(t+1)} I_{t+1}(G') <= e^β S(G')``.
 The release is ``T + K`` with integer noise ``K`` of scale ``b``:
 
@@ -82,19 +83,34 @@ def smooth_beta(epsilon: float, delta: float = 0.0) -> float:
 
 
 def smooth_bound(ladder: Any, beta: float, *, global_sensitivity: int | None = None) -> float:
-    """``max_t exp(-β t) I_t`` over a ladder (entries after the array are ``GS``): β-smooth.
+    """``S = max_{t >= 0} exp(-β t) I_t`` over a whole ladder, tail included: β-smooth.
+
+    A ladder array ``I_0 .. I_{L-1}`` stands for the infinite ladder that continues with
+    ``I_t = GS`` for every ``t >= L`` (:mod:`dpatlas.core.noise.ladder`). Over the tail,
+    ``e^{-βt} GS`` is largest at its first rung ``t = L``, so
+    ``S = max(max_{t < L} e^{-βt} I_t, GS·e^{-βL})`` is the maximum over the infinite ladder,
+    and only then does the smoothness proof of the module docstring hold (it compares
+    ``I_t(G)`` with ``I_{t+1}(G')``, and ``I_L(G')`` is the tail's ``GS``). Leaving the tail
+    out is not private: for the valid ladder ``[LS(G)]`` of two disjoint edges on 12 nodes
+    (``LS = 0``, then ``GS = 10``) the array alone gives ``S = 0``, an exact release, while
+    the neighbouring path gets noise. Ladders that stop before ``GS`` are therefore accepted
+    (the array is a prefix); their tail costs accuracy, not privacy. When
+    ``global_sensitivity`` is omitted, ``GS`` is the last entry and the tail adds nothing.
 
     Examples
     --------
     >>> round(smooth_bound([1, 2, 3, 3, 4], 0.5), 4)
     1.2131
+    >>> round(smooth_bound([0], 1 / 6, global_sensitivity=10), 4)  # the tail: 10·e^(-1/6)
+    8.4648
     """
-    lad, _ = check_ladder(ladder, global_sensitivity)
+    lad, gs = check_ladder(ladder, global_sensitivity)
     beta = check_epsilon(beta, "beta")
     with np.errstate(divide="ignore"):
         score = np.log(lad.astype(np.float64)) - beta * np.arange(lad.size)
     best = int(np.argmax(score))
-    return max(float(lad[best] * math.exp(-beta * best)), float(lad[0]))  # S >= I_0 exactly
+    tail = gs * math.exp(-beta * lad.size)  # the rungs t >= L, all equal to GS
+    return max(float(lad[best] * math.exp(-beta * best)), tail, float(lad[0]))  # S >= I_0 exactly
 
 
 def smooth_scale(bound: float, epsilon: float, delta: float = 0.0) -> tuple[int, int] | None:
