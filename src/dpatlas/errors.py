@@ -55,8 +55,9 @@ class BudgetExceededError(ValueError):
 class PrivacyLeakWarning(UserWarning):
     """A public parameter was taken from the data; the result may not be differentially private.
 
-    Raised as a warning (and recorded in the release) when a convenience derives something the
-    privacy analysis assumes to be public, such as a grid extent or a node count, from the data.
+    For code outside the releases. No dpatlas release warns and goes on: a release whose grid
+    extent or node count would come from the data is refused before anything is spent
+    (DESIGN rule 7), since a warning does not make it private.
     """
 
 

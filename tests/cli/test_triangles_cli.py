@@ -67,26 +67,33 @@ def test_smooth_with_delta(cli):
     assert release["delta"] == 1e-6
 
 
-def test_node_count_from_the_data_warns(cli):
-    res = cli("triangles", LESMIS, "--json", "--seed", 1)
-    assert res.code == 0
-    data = json.loads(res.out)
-    assert len(data["warnings"]) == 1
-    assert data["warnings"][0].startswith("PrivacyLeakWarning: the node count n=77")
-    assert "warning: PrivacyLeakWarning" in res.err
-    assert "--nodes N" in res.err
-    quiet = cli("triangles", LESMIS, "--quiet", "--seed", 1)
-    assert "warning: PrivacyLeakWarning" in quiet.err  # warnings survive --quiet
-    assert "note:" not in quiet.err
+def test_node_count_is_required_before_anything_is_read_or_spent(cli, tmp_path):
+    # was a PrivacyLeakWarning, then a release on the nodes seen in the edges (issue #17)
+    ledger = tmp_path / "ledger.sqlite"
+    res = cli("triangles", LESMIS, "--json", "--seed", 1, "--ledger", ledger, "--dataset", "d")
+    assert res.code == 2
+    assert "needs the public number of nodes: pass --nodes N" in res.err
+    assert len(res.err.strip().splitlines()) == 1, res.err
+    assert not ledger.exists()
+    missing = cli("triangles", tmp_path / "absent.txt", "--seed", 1)
+    assert "--nodes" in missing.err  # refused before the file is even looked for
+
+
+def test_ids_beyond_the_node_count_are_relabelled(cli, tmp_path):
+    edges = tmp_path / "edges.txt"
+    edges.write_text("100 200\n200 300\n300 100\n")
+    res = cli("triangles", edges, opts="--nodes 10 --method global --json --seed 2")
+    assert res.code == 0, res.err
+    assert json.loads(res.out)["release"]["metadata"]["n"] == 10
 
 
 @pytest.mark.parametrize(
     ("content", "extra", "needle"),
     [
-        ("0 1\n1 2 3\n", "", "line 2: expected 2 node ids, found 3 field(s)"),
-        ("0 1\n1 x\n", "", "line 2: not an integer"),
-        ("0 1\n", "--method ladder --delta 1e-6", "applies only to method='smooth'"),
-        ("0 1\n", "--nodes 1", "edges contain node id 1 but n=1"),
+        ("0 1\n1 2 3\n", "--nodes 5", "line 2: expected 2 node ids, found 3 field(s)"),
+        ("0 1\n1 x\n", "--nodes 5", "line 2: not an integer"),
+        ("0 1\n", "--nodes 5 --method ladder --delta 1e-6", "applies only to method='smooth'"),
+        ("0 1\n", "--nodes 1", "the edges use 2 distinct node ids but n=1"),
         ("0 1\n", "--epsilon nan", "expected a finite number > 0"),
     ],
 )
@@ -101,10 +108,12 @@ def test_bad_input_exits_2(cli, tmp_path, content, extra, needle):
 
 
 def test_missing_file_and_missing_ledger(cli, tmp_path):
-    res = cli("triangles", tmp_path / "none.txt")
+    res = cli("triangles", tmp_path / "none.txt", "--nodes", 5)
     assert res.code == 2
     assert "EDGES file not found" in res.err
-    res = cli("triangles", LESMIS, "--ledger", tmp_path / "l.sqlite", "--dataset", "d")
+    res = cli(
+        "triangles", LESMIS, "--nodes", 77, "--ledger", tmp_path / "l.sqlite", "--dataset", "d"
+    )
     assert res.code == 2
     assert "budget init" in res.err
 

@@ -97,6 +97,9 @@ def test_node_ids_from_the_data_and_empty_graphs(client):
     dask = triangle_stats(frame(edges), client=client)
     assert fields(dask) == fields(common_neighbour_stats(as_edge_graph(edges)))
     assert dask.n == 4
+    relabelled = triangle_stats(frame(edges), n=10, client=client)  # 6 isolated nodes
+    assert fields(relabelled) == fields(common_neighbour_stats(as_edge_graph(edges, n=10)))
+    assert relabelled.n == 10
     empty = triangle_stats(frame([]), n=5, client=client)
     assert fields(empty) == fields(common_neighbour_stats(as_edge_graph(np.zeros((0, 2)), n=5)))
 
@@ -113,8 +116,8 @@ def test_input_errors_name_the_fix(client):
         triangle_stats(frame([(0, 1), (2, 2)]), client=client)
     with pytest.raises(ValueError, match="non-negative integers, got -4"):
         triangle_stats(frame([(0, 1), (-4, 2)]), client=client)
-    with pytest.raises(ValueError, match="node id 7 but n=5"):
-        triangle_stats(frame([(0, 1), (7, 2)]), n=5, client=client)
+    with pytest.raises(ValueError, match="4 distinct node ids but n=3"):
+        triangle_stats(frame([(0, 1), (7, 2)]), n=3, client=client)
     floats = dd.from_pandas(pd.DataFrame({"src": [0.0], "dst": [1.0]}), npartitions=1)
     with pytest.raises(TypeError, match=r"column 'src' has dtype float64; convert"):
         triangle_stats(floats, client=client)

@@ -88,3 +88,50 @@ def test_sensitivity_report_identical_between_backends(tmp_path, client) -> None
     pd.DataFrame({"src": edges[:, 0], "dst": edges[:, 1]}).to_parquet(tmp_path / "e.parquet")
     memory = sensitivity_report(edges, n=2_000)
     assert sensitivity_report(tmp_path, n=2_000, backend="dask", client=client) == memory
+
+
+@hooked(triangle_count)
+def test_triangle_count_on_dask_needs_n_before_anything_is_spent(tmp_path) -> None:
+    # was a PrivacyLeakWarning and a release on the nodes seen in the edges (issue #17)
+    budget = Budget(1.0)
+    with pytest.raises(ValueError, match=r"needs the public node set.*pass n="):
+        triangle_count(tmp_path, epsilon=0.5, budget=budget, backend="dask")
+    with pytest.raises(ValueError, match=r"nodes= is for in-memory edge arrays"):
+        triangle_count(tmp_path, epsilon=0.5, nodes=[0, 1], budget=budget, backend="dask")
+    assert budget.history == ()
+
+
+@hooked(triangle_count)
+def test_triangle_count_on_dask_debits_before_the_wedge_guard(tmp_path, client, monkeypatch):
+    # the max_wedges guard reads the data: its refusal comes after the debit (issue #17), so
+    # the ledger is the same whether or not the guard trips
+    from dpatlas.dask import triangle_stats
+    from dpatlas.graph.backends import TRIANGLE_STATS
+
+    def guarded(*args, **kwargs):
+        return triangle_stats(*args, max_wedges=1_000, **kwargs)
+
+    TRIANGLE_STATS.on("dask")  # loads the entry point first, so the patch is not overwritten
+    monkeypatch.setitem(TRIANGLE_STATS._compute, "dask", guarded)
+    star = pd.DataFrame({"src": np.zeros(100, dtype=np.int64), "dst": np.arange(1, 101)})
+    star.to_parquet(tmp_path / "star.parquet")  # C(100, 2) = 4,950 wedges
+    budget = Budget(1.0)
+    with pytest.raises(ValueError, match=r"above max_wedges=1,000: .* debited before this check"):
+        triangle_count(tmp_path, n=101, epsilon=0.5, budget=budget, backend="dask", client=client)
+    assert [s.epsilon for s in budget.history] == [0.5]
+    with pytest.raises(ValueError, match=r"3 distinct node ids but n=2"):  # checked: no debit
+        triangle_count(
+            pd.DataFrame({"src": [5, 6], "dst": [6, 7]}).pipe(_parquet, tmp_path / "bad"),
+            n=2,
+            epsilon=0.25,
+            budget=budget,
+            backend="dask",
+            client=client,
+        )
+    assert len(budget.history) == 1
+
+
+def _parquet(frame: pd.DataFrame, folder: Path) -> Path:
+    folder.mkdir()
+    frame.to_parquet(folder / "e.parquet")
+    return folder

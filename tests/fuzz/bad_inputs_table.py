@@ -22,7 +22,7 @@ import shapely
 import dpatlas as dp
 from dpatlas import graph as gr
 from dpatlas import spatial as sp
-from dpatlas.errors import BudgetExceededError, LedgerError, PrivacyLeakWarning
+from dpatlas.errors import BudgetExceededError, LedgerError
 
 CRS = "EPSG:3035"
 GRID = sp.Grid.from_bounds((0, 0, 1_000, 1_000), cell_size=100, crs=CRS)
@@ -175,18 +175,30 @@ ROWS: tuple[Row, ...] = (
         "values must be finite, got inf at index (1,)",
     ),
     Row(
-        "value near the largest float",
+        "noise scale near the largest float",
         "laplace",
         lambda _: dp.laplace(1.7e308, sensitivity=1e300, epsilon=1e-5),
         ValueError,
-        "the release could exceed the largest float",
+        "noise of scale sensitivity / epsilon = 1e+305 could exceed the largest float",
     ),
     Row(
-        "integer value beyond 2**62",
+        "value near the largest float (saturates: no refusal depends on the data)",
+        "laplace",
+        lambda _: f"no error: value {dp.laplace(1.7e308, sensitivity=1.0, epsilon=1.0).value:.4g}",
+        "no error: value 1.7e+308",
+        "",
+    ),
+    Row(
+        "integer value beyond 2**62 (clamped: no refusal depends on the data)",
         "discrete_laplace",
-        lambda _: dp.discrete_laplace(np.array([2**63 - 1]), sensitivity=1, epsilon=1),
-        ValueError,
-        "values must be below 2**62 in magnitude",
+        lambda _: (
+            "no error: clamped to "
+            + str(
+                abs(dp.discrete_laplace(np.array([2**63 - 1]), sensitivity=1, epsilon=50).value[0])
+            )
+        ),
+        "no error: clamped to 4611686018427387903",
+        "",
     ),
     Row(
         "lower >= upper",
@@ -273,11 +285,19 @@ ROWS: tuple[Row, ...] = (
         "",
     ),
     Row(
-        "node count taken from the edges (no n=)",
+        "edges without a public node set (no n= or nodes=)",
         "graph.triangle_count",
         lambda _: gr.triangle_count(np.array([[0, 1], [1, 2]]), epsilon=1),
-        PrivacyLeakWarning,
-        "the node count n=3 was taken from the edges",
+        ValueError,
+        "triangle_count/ladder needs the public node set, and the edges alone do not give it: "
+        "pass n=",
+    ),
+    Row(
+        "more distinct node ids than the public n",
+        "graph.triangle_count",
+        lambda _: gr.triangle_count(np.array([[0, 1], [1, 2]]), epsilon=1, n=2),
+        ValueError,
+        "the edges use 3 distinct node ids but n=2: a graph on n nodes has at most n",
     ),
     Row(
         "unknown method",

@@ -1,15 +1,13 @@
-"""clustering_coefficient: accuracy, budget once before noise, refusals, warnings, intervals."""
+"""clustering_coefficient: accuracy, budget once before noise, refusals, intervals."""
 
 from __future__ import annotations
-
-import warnings
 
 import networkx as nx
 import numpy as np
 import pytest
 
 from dpatlas.core.accounting.budget import Budget
-from dpatlas.errors import BudgetExceededError, PrivacyLeakWarning
+from dpatlas.errors import BudgetExceededError
 from dpatlas.graph.clustering import clustering_coefficient
 
 G = nx.powerlaw_cluster_graph(400, 4, 0.6, seed=2)
@@ -38,7 +36,7 @@ def test_budget_once_and_parts() -> None:
 def test_refusals_spend_nothing() -> None:
     b = Budget(1.0)
     with pytest.raises(BudgetExceededError):
-        clustering_coefficient("not read", epsilon=2.0, budget=b)
+        clustering_coefficient("not read", epsilon=2.0, budget=b, n=3)
     with pytest.raises(ValueError, match="triangle_share must be a number in \\(0, 1\\), got 1"):
         clustering_coefficient(G, epsilon=0.1, triangle_share=1, budget=b)
     with pytest.raises(ValueError, match="method must be one of"):
@@ -48,12 +46,15 @@ def test_refusals_spend_nothing() -> None:
     assert len(b.history) == 0
 
 
-def test_warns_once_without_n() -> None:
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        rel = clustering_coefficient(np.array([[0, 1], [1, 2], [2, 0], [2, 3]]), epsilon=1.0, rng=0)
-    assert [w.category for w in caught] == [PrivacyLeakWarning]
-    assert rel.metadata["n_from_data"] is True
+def test_edges_without_a_public_node_set_are_refused() -> None:
+    # was a PrivacyLeakWarning and a release on the nodes seen in the edges (issue #17)
+    b = Budget(1.0)
+    edges = np.array([[0, 1], [1, 2], [2, 0], [2, 3]])
+    with pytest.raises(ValueError, match=r"needs the public node set.*pass n=.* or nodes="):
+        clustering_coefficient(edges, epsilon=1.0, budget=b, rng=0)
+    assert b.history == ()
+    rel = clustering_coefficient(edges, epsilon=1.0, nodes=[0, 1, 2, 3, 4], rng=0)
+    assert rel.metadata["n"] == 5
 
 
 @pytest.mark.parametrize(("method", "extra"), [("global", None), ("ladder", 0.5)])

@@ -12,7 +12,7 @@ from dpatlas.core.accounting.budget import Budget
 from dpatlas.core.noise.discrete_laplace import discrete_laplace
 from dpatlas.core.noise.ladder import ladder_mechanism
 from dpatlas.core.noise.smooth import smooth_beta, smooth_bound, smooth_mechanism
-from dpatlas.errors import BudgetExceededError, PrivacyLeakWarning
+from dpatlas.errors import BudgetExceededError
 from dpatlas.graph.exact.kstar_sensitivity import kstar_exact, kstar_ladder
 from dpatlas.graph.input.edgegraph import as_edge_graph
 from dpatlas.graph.kstars import kstar_count
@@ -54,7 +54,7 @@ def test_budget_debited_once_and_refusals_spend_nothing() -> None:
     assert len(b.history) == 1
     assert b.spent[0] == pytest.approx(1.5)
     with pytest.raises(BudgetExceededError):
-        kstar_count("not read", 2, epsilon=1.0, budget=b)
+        kstar_count("not read", 2, epsilon=1.0, budget=b, n=3)
     with pytest.raises(ValueError, match="k must be >= 2, got 1"):
         kstar_count(G, 1, epsilon=0.1, budget=b)
     with pytest.raises(ValueError, match="method must be one of 'ladder', 'smooth', 'global'"):
@@ -75,10 +75,14 @@ def test_constant_when_no_kstar_is_possible() -> None:
     assert b.spent[0] == pytest.approx(0.5)
 
 
-def test_warns_when_n_from_edges() -> None:
-    with pytest.warns(PrivacyLeakWarning, match="pass the public node count n="):
-        rel = kstar_count(np.array([[0, 1], [1, 2]]), 2, epsilon=1.0, rng=0)
-    assert rel.metadata["n_from_data"] is True
+def test_edges_without_a_public_node_set_are_refused() -> None:
+    # was a PrivacyLeakWarning and a release with n = 3 taken from the edges (issue #17)
+    b = Budget(1.0)
+    with pytest.raises(ValueError, match=r"kstar_count/ladder needs the public node set.*n="):
+        kstar_count(np.array([[0, 1], [1, 2]]), 2, epsilon=1.0, budget=b, rng=0)
+    assert b.history == ()
+    rel = kstar_count(np.array([[7, 8], [8, 9]]), 2, epsilon=1.0, n=6, rng=0)
+    assert rel.metadata["n"] == 6
 
 
 @pytest.mark.parametrize("method", ["ladder", "smooth"])

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import warnings
 
 import networkx as nx
 import numpy as np
@@ -12,7 +11,7 @@ from scipy.optimize import isotonic_regression
 
 from dpatlas.core.accounting.budget import Budget
 from dpatlas.core.noise.discrete_laplace import discrete_laplace
-from dpatlas.errors import BudgetExceededError, PrivacyLeakWarning
+from dpatlas.errors import BudgetExceededError
 from dpatlas.graph.degrees import degree_histogram, project_simplex, round_to_total
 from dpatlas.graph.edges import edge_count
 
@@ -54,7 +53,8 @@ def test_edge_count_release() -> None:
     assert rel.mechanism == "edge_count"
     assert rel.sensitivity == 1.0
     assert rel.scale == 1.0
-    assert (rel.metadata["n"], rel.metadata["n_from_data"]) == (34, False)
+    assert rel.metadata["n"] == 34
+    assert "n_from_data" not in rel.metadata
     assert rel.metadata["interval"]["kind"] == "noise only"
     for seed in range(5):  # the same draws as the core sampler (whose law is tested in core)
         core = discrete_laplace(78, sensitivity=1, epsilon=1.0, rng=seed)
@@ -75,13 +75,12 @@ def test_degree_histogram_is_post_processing_of_core_noise() -> None:
         assert ours.tolist() == direct.tolist()
 
 
-def test_edge_count_warns_without_n_and_spends_once() -> None:
+def test_edge_count_refuses_without_n_and_spends_once() -> None:
     b = Budget(1.0)
-    with pytest.warns(PrivacyLeakWarning, match="pass the public node count n="):
+    with pytest.raises(ValueError, match=r"edge_count needs the public node set.*pass n="):
         edge_count([(0, 1), (1, 2)], epsilon=0.5, budget=b, rng=0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        edge_count([(0, 1), (1, 2)], epsilon=0.5, budget=b, rng=0, n=5)
+    edge_count([(0, 1), (1, 2)], epsilon=0.5, budget=b, rng=0, n=5)
+    edge_count([(0, 1), (1, 2)], epsilon=0.5, budget=b, rng=0, nodes=[0, 1, 2])
     assert b.spent[0] == pytest.approx(1.0)
     assert len(b.history) == 2
     with pytest.raises(BudgetExceededError):
@@ -92,7 +91,7 @@ def test_edge_count_warns_without_n_and_spends_once() -> None:
 def test_refusal_spends_nothing_and_reads_no_graph() -> None:
     b = Budget(0.5)
     with pytest.raises(BudgetExceededError):
-        degree_histogram("not a graph", epsilon=1.0, budget=b)
+        degree_histogram("not a graph", epsilon=1.0, budget=b, n=3)
     with pytest.raises(ValueError, match="method must be one of 'sorted', 'direct', got 'x'"):
         degree_histogram(nx.path_graph(3), epsilon=0.1, method="x", budget=b)
     with pytest.raises(ValueError, match="max_degree must be >= 0, got -1"):
@@ -128,11 +127,12 @@ def test_degree_histogram_clips_into_top_bin() -> None:
     assert rel.value.tolist() == [0, 20, 0, 1]
 
 
-def test_degree_histogram_default_top_is_n_minus_1_and_warns() -> None:
-    with pytest.warns(PrivacyLeakWarning):
-        rel = degree_histogram(np.array([[0, 1], [2, 3]]), epsilon=1.0, rng=0)
-    assert rel.value.size == 4
-    assert rel.metadata["n_from_data"] is True
+def test_degree_histogram_default_top_is_n_minus_1_and_needs_n() -> None:
+    rel = degree_histogram(np.array([[0, 1], [2, 3]]), epsilon=1.0, rng=0, n=6)
+    assert rel.value.size == 6
+    assert int(rel.value.sum()) == 6
+    with pytest.raises(ValueError, match=r"degree_histogram needs the public node set"):
+        degree_histogram(np.array([[0, 1], [2, 3]]), epsilon=1.0, rng=0)
 
 
 def test_post_processing_helpers() -> None:

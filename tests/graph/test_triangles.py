@@ -17,7 +17,7 @@ from dpatlas.core.noise.discrete_cauchy import discrete_cauchy_pmf
 from dpatlas.core.noise.ladder import ladder_mechanism
 from dpatlas.core.noise.ladder_exact import ladder_pmf
 from dpatlas.core.noise.smooth import smooth_beta, smooth_bound, smooth_scale
-from dpatlas.errors import BudgetExceededError, PrivacyLeakWarning
+from dpatlas.errors import BudgetExceededError
 from dpatlas.graph import triangles as tri
 from dpatlas.graph.exact.counting import common_neighbour_stats
 from dpatlas.graph.exact.triangle_sensitivity import sensitivity_ladder, smooth_sensitivity
@@ -214,7 +214,6 @@ def test_release_carries_only_public_facts() -> None:
     allowed = {
         "method",
         "n",
-        "n_from_data",
         "relaxed",
         "beta",
         "delta",
@@ -250,11 +249,27 @@ def test_every_input_type_gives_the_same_release() -> None:
     assert len(values) == 1
 
 
-def test_node_count_from_the_edges_warns_and_is_recorded() -> None:
-    with pytest.warns(PrivacyLeakWarning, match=r"node count n=3 was taken from the edges"):
-        rel = tri.triangle_count([(0, 1), (1, 2), (2, 0)], epsilon=1.0, rng=0)
-    assert rel.metadata["n_from_data"] is True
+def test_edges_without_a_public_node_set_are_refused_before_anything_is_spent() -> None:
+    # was a PrivacyLeakWarning, then a release (and a debit) with n = 3 taken from the edges
+    budget = dpa.Budget(5.0)
+    for method in tri.METHODS:
+        with pytest.raises(ValueError, match=r"needs the public node set.*pass n=.* or nodes="):
+            tri.triangle_count([(0, 1), (1, 2), (2, 0)], epsilon=1.0, method=method, budget=budget)
+    assert budget.history == ()
     assert tri.triangle_count([(0, 1), (1, 2)], epsilon=1.0, rng=0, n=10).metadata["n"] == 10
+    by_nodes = tri.triangle_count([(0, 1), (1, 2)], epsilon=1.0, rng=0, nodes=[0, 1, 2, 7])
+    assert by_nodes.metadata["n"] == 4
+
+
+def test_ids_are_relabelled_on_the_public_node_count() -> None:
+    # SNAP-style ids: the same release as the graph on 0 .. n-1, for every method
+    far = np.array([[100, 2_000], [2_000, 35], [35, 100], [35, 9]])
+    near = np.array([[2, 3], [3, 0], [0, 2], [0, 1]])  # the same graph, ids relabelled
+    for method in tri.METHODS:
+        kw = {"epsilon": 1.0, "method": method, "n": 12, "rng": 5}
+        assert tri.triangle_count(far, **kw).value == tri.triangle_count(near, **kw).value
+    with pytest.raises(ValueError, match=r"the edges use 4 distinct node ids but n=3"):
+        tri.triangle_count(far, epsilon=1.0, n=3)
 
 
 def test_tiny_graphs_release_zero_exactly_and_still_debit() -> None:

@@ -35,8 +35,9 @@ examples:
       --ledger ledger.sqlite --dataset coauthors --json
 
 Edge-DP: two graphs on the same public node set are neighbours when they differ by one
-edge. The node count is public: give it with --nodes (without it the node set is taken
-from the edges, which is not private, and a PrivacyLeakWarning says so).
+edge. The node count is public and required: give it with --nodes (every node, with or
+without an edge; ids in the file need not be 0..N-1). Without it nothing is read or spent:
+the nodes seen in the edge list depend on the data.
 Methods: ladder (pure ε, the most accurate), smooth (smooth sensitivity: pure ε with
 Cauchy noise, or (ε, δ) with --delta), global (Laplace at the global sensitivity n - 2).
 """
@@ -56,7 +57,13 @@ def add_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     p.add_argument("--epsilon", type=positive_float, default=1.0, help="privacy loss (default 1)")
     p.add_argument("--method", choices=METHODS, default="ladder", help="mechanism (default ladder)")
     p.add_argument("--delta", type=float, default=0.0, help="δ for --method smooth (default 0)")
-    p.add_argument("--nodes", type=int, metavar="N", help="public number of nodes (ids 0..N-1)")
+    p.add_argument(
+        "--nodes",
+        type=int,
+        metavar="N",
+        help="public number of nodes, required (ids in the file are relabelled; nodes without "
+        "an edge count too)",
+    )
     p.add_argument(
         "--interval-epsilon",
         type=positive_float,
@@ -152,11 +159,16 @@ def run(args: argparse.Namespace, out: Output) -> int:
     """Run ``dpatlas triangles``."""
     from dpatlas.graph import read_edgelist, triangle_count
 
+    if args.nodes is None:
+        raise UsageError(
+            "dpatlas triangles needs the public number of nodes: pass --nodes N (every node of "
+            "the graph, with or without an edge; ids need not be 0..N-1). The nodes seen in the "
+            "edge list depend on the data, so a count on them is not edge-DP: nothing was read "
+            "or spent"
+        )
     if not args.edges.is_file():
         raise UsageError(f"EDGES file not found: {args.edges}; check the path")
     budget = release_budget(args, out)
-    if args.nodes is None:
-        out.note("give the public node count with --nodes N (ids 0..N-1): see the warning")
     extra = args.interval_epsilon or 0.0
     if budget is not None:  # refuse before reading a large file; triangle_count checks again
         rho = None if args.delta > 0 else (args.epsilon**2 + extra**2) / 2

@@ -147,8 +147,14 @@ def _as_numeric_array(values: Any, name: str) -> np.ndarray:
     return arr
 
 
-def as_int_array(values: Any, name: str = "values") -> np.ndarray:
+def as_int_array(values: Any, name: str = "values", *, saturate: int | None = None) -> np.ndarray:
     """Return ``values`` as an int64 array, refusing NaN, infinities and non-integral numbers.
+
+    Magnitudes of ``2**62`` and more are refused, unless ``saturate`` (a bound ``L < 2**62``)
+    is given: then every value is clamped to ``[-L, L]``. Mechanisms pass ``saturate`` for
+    the private answer they noise: a refusal there would depend on the data (whether the
+    answer exceeds ``2**62``), while clamping never moves two answers further apart
+    (``|clip(a) - clip(b)| <= |a - b|``), so the sensitivity and the privacy proof stand.
 
     Examples
     --------
@@ -158,7 +164,11 @@ def as_int_array(values: Any, name: str = "values") -> np.ndarray:
     Traceback (most recent call last):
     ...
     ValueError: values must be integers, got 1.5 at index (0,); round or use laplace() for real values
+    >>> as_int_array([2**63 - 1, -1e300, 5], saturate=2**62 - 1).tolist()
+    [4611686018427387903, -4611686018427387903, 5]
     """
+    if saturate is not None and isinstance(values, int) and not isinstance(values, bool):
+        values = max(-saturate, min(values, saturate))  # a Python int beyond int64
     arr = _as_numeric_array(values, name)
     if np.issubdtype(arr.dtype, np.floating):
         bad = ~np.isfinite(arr)
@@ -174,8 +184,14 @@ def as_int_array(values: Any, name: str = "values") -> np.ndarray:
                 f"{name} must be integers, got {arr[idx].item()!r} at index {idx}; "
                 "round or use laplace() for real values"
             )
+        if saturate is not None:  # ±2**62 are exact floats and int64s; then clamp exactly
+            return np.clip(np.clip(arr, -(2.0**62), 2.0**62).astype(np.int64), -saturate, saturate)
         if np.abs(arr).max(initial=0) >= 2.0**62:
             raise ValueError(f"{name} must be below 2**62 in magnitude to be noised exactly")
+    elif saturate is not None:
+        if arr.dtype == np.uint64:
+            arr = np.minimum(arr, np.uint64(saturate))
+        return np.clip(arr.astype(np.int64), -saturate, saturate)
     elif arr.size and (arr.max() >= 2**62 or (arr.dtype.kind == "i" and arr.min() <= -(2**62))):
         # int64 noise is then at least 2**62 / 2**50 = 4096 scales from overflowing (P ~ e^-4096)
         raise ValueError(f"{name} must be below 2**62 in magnitude to be noised exactly")

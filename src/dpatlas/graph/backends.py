@@ -1,8 +1,10 @@
 """Where a graph's exact statistics are computed: in memory, or on a backend that plugs in.
 
 A backend (``dpatlas.dask``: ``pip install "dpatlas[dask]"``) registers in
-:data:`TRIANGLE_STATS` a function ``compute(graph, *, n, client)`` returning the
-:class:`~dpatlas.graph.exact.counting.CommonNeighbourStats` of the graph;
+:data:`TRIANGLE_STATS` a function ``compute(graph, *, n, client, checked=None)`` returning the
+:class:`~dpatlas.graph.exact.counting.CommonNeighbourStats` of the graph; it calls
+``checked()`` once the input passed its checks and before any refusal that depends on the data
+(a work guard), so that a release debits its budget there (issue #17);
 :func:`~dpatlas.graph.triangles.triangle_count` and :func:`~dpatlas.graph.report.sensitivity_report`
 ask for it by ``backend=`` and keep the budget and the noise on the driver. A backend is found
 through its entry point (group ``dpatlas.backends``) on first use, so ``backend="dask"`` needs

@@ -28,7 +28,6 @@ sensitivity at distance ``s`` for a ladder.
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,7 +37,6 @@ from dpatlas.core.accounting.budget import Budget
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike
 from dpatlas.core.validation import check_delta, check_epsilon
-from dpatlas.errors import PrivacyLeakWarning
 from dpatlas.graph._interval import check_level, interval_note
 from dpatlas.graph._noise import check_count_noise
 from dpatlas.graph.adjacency import EdgeAdjacency
@@ -100,6 +98,7 @@ def clustering_coefficient(
     rng: RngLike = None,
     n: int | None = None,
     interval_epsilon: float | None = None,
+    nodes: Any = None,
 ) -> ClusteringRelease:
     """Release the global clustering coefficient ``3 T / W`` of ``graph`` under edge-DP.
 
@@ -121,9 +120,12 @@ def clustering_coefficient(
     rng : None, int or numpy.random.Generator
         ``None`` for secure noise; a seed is for tests and teaching (``seeded=True``).
     n : int, optional
-        Public number of nodes; without it (edge arrays) a PrivacyLeakWarning is raised.
+        Public number of nodes; an edge array needs it (or ``nodes``): without either the
+        release is refused before anything is spent.
     interval_epsilon : float, optional
         Extra ε (half per count) that makes ``confidence_interval()`` work for ladder/smooth.
+    nodes : array-like of int, optional
+        Public node ids, for an edge array (every endpoint must be one of them).
 
     Returns
     -------
@@ -148,7 +150,7 @@ def clustering_coefficient(
     name, total = f"clustering_coefficient/{method}", eps + extra
     eps_t, eps_w = eps * share, eps * (1 - share)
     rho = None if d > 0 else (eps_t**2 + eps_w**2 + 2 * (extra / 2) ** 2) / 2
-    src, g = _open_release(graph, n, rng, budget, total, d, rho=rho)
+    src, g = _open_release(graph, n, nodes, rng, budget, total, d, release=name, rho=rho)
     tri_gs = EdgeAdjacency().triangle_global_sensitivity(g.n)
     check_count_noise(method, eps_t, d / 2, tri_gs, extra / 2)
     check_count_noise(method, eps_w, d / 2, 2 * int(star_gain(g.n, 2)[-1]), extra / 2)
@@ -160,17 +162,14 @@ def clustering_coefficient(
         "rng": src,
         "interval_epsilon": extra / 2 or None,
     }
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", PrivacyLeakWarning)  # already warned once above
-        tri = triangle_count(g, epsilon=eps_t, **part)
-        wed = kstar_count(g, 2, epsilon=eps_w, **part)
+    tri = triangle_count(g, epsilon=eps_t, **part)
+    wed = kstar_count(g, 2, epsilon=eps_w, **part)
     value = min(1.0, max(0, 3 * int(tri.value)) / max(int(wed.value), 1))
     kinds = {tri.metadata["interval"]["kind"], wed.metadata["interval"]["kind"]}
     kind = next(k for k in ("none", "noise and bound", "noise only") if k in kinds)
     meta = {
         "method": method,
         "n": g.n,
-        "n_from_data": not g.nodes_public,
         "triangle_share": share,
         "noisy_triangles": int(tri.value),
         "noisy_wedges": int(wed.value),

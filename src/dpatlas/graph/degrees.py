@@ -135,6 +135,7 @@ def degree_histogram(
     budget: Budget | None = None,
     rng: RngLike = None,
     n: int | None = None,
+    nodes: Any = None,
 ) -> DegreeHistogramRelease:
     """Release the degree histogram (bins ``0 .. max_degree``) of ``graph`` under edge-DP.
 
@@ -155,7 +156,10 @@ def degree_histogram(
     rng : None, int or numpy.random.Generator
         ``None`` for secure noise; a seed is for tests and teaching (``seeded=True``).
     n : int, optional
-        Public number of nodes; without it (edge arrays) a PrivacyLeakWarning is raised.
+        Public number of nodes; an edge array needs it (or ``nodes``): without either the
+        release is refused before anything is spent.
+    nodes : array-like of int, optional
+        Public node ids, for an edge array (every endpoint must be one of them).
 
     Returns
     -------
@@ -179,7 +183,7 @@ def degree_histogram(
     if method not in DEGREE_METHODS:
         _checked(method, None, 0)
     name = f"degree_histogram/{method}"
-    src, g = _open_release(graph, n, rng, budget, eps)
+    src, g = _open_release(graph, n, nodes, rng, budget, eps, release="degree_histogram")
     top = _checked(method, max_degree, g.n)
     deg = np.minimum(g.degrees.astype(np.int64), top)
     if budget is not None:
@@ -199,7 +203,6 @@ def degree_histogram(
     meta = {
         "method": method,
         "n": g.n,
-        "n_from_data": not g.nodes_public,
         "max_degree": top,
         "noise_scale": raw.scale,
         "interval": interval_note(f"release.raw: each entry of the exact {what}", "noise only"),

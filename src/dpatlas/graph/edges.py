@@ -7,49 +7,86 @@ global sensitivity is 1 and the discrete Laplace mechanism at scale ``1/ε`` is 
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
+
+import scipy.sparse as sp
 
 from dpatlas.core.accounting.budget import Budget
 from dpatlas.core.noise.discrete_laplace import discrete_laplace
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RandomSource, RngLike, get_source
 from dpatlas.core.validation import check_epsilon
-from dpatlas.errors import PrivacyLeakWarning
 from dpatlas.graph._interval import interval_note
+from dpatlas.graph.input._convert import is_networkx_graph
 from dpatlas.graph.input.edgegraph import EdgeGraph, as_edge_graph
 
-__all__ = ["edge_count", "prepare_graph"]
+__all__ = ["edge_count", "public_graph", "require_node_set"]
 
 
-def prepare_graph(graph: Any, n: int | None, *, stacklevel: int = 3) -> EdgeGraph:
-    """``as_edge_graph(graph, n=n)``, warning when the node count came from the edges."""
-    g = as_edge_graph(graph, n=n)
-    if not g.nodes_public:
-        warnings.warn(
-            f"the node count n={g.n} was taken from the edges (nodes with an edge), so it depends "
-            "on the data and the release is not exactly edge-DP; pass the public node count n=",
-            PrivacyLeakWarning,
-            stacklevel=stacklevel,
+def brings_node_set(graph: Any) -> bool:
+    """True when ``graph`` carries its own node set: a networkx graph, a sparse matrix, or an
+    EdgeGraph built with a public node set. Reads the type only, never the edges."""
+    if isinstance(graph, EdgeGraph):
+        return graph.nodes_public
+    return is_networkx_graph(graph) or sp.issparse(graph)
+
+
+def require_node_set(graph: Any, n: int | None, nodes: Any, release: str) -> None:
+    """Refuse (``ValueError`` naming ``n=`` and ``nodes=``) edges given without a public node set."""
+    if n is None and nodes is None and not brings_node_set(graph):
+        raise ValueError(
+            f"{release} needs the public node set, and the edges alone do not give it: pass "
+            "n=<number of nodes> (any integer ids: they are relabelled, and nodes without an "
+            "edge are isolated nodes) or nodes=<the public node ids>. The number of nodes with "
+            "an edge depends on the data, so a release on it is not edge-DP (DESIGN rule 7): "
+            "nothing was released and nothing was spent"
         )
-    return g
+
+
+def public_graph(graph: Any, n: int | None, nodes: Any, release: str) -> EdgeGraph:
+    """``as_edge_graph(graph, n=n, nodes=nodes)``, refused unless the node set is public.
+
+    Edge-DP compares graphs on one public node set, and every graph release depends on its
+    size ``n`` (the global sensitivity ``n - 2`` of triangles, the histogram's total, the
+    degree cap). An edge array, or an edge list read without ``n``, knows only the nodes
+    that have an edge: their number is data (two disjoint edges give 4, adding the edge that
+    makes a path of them gives 4 or 5). So the release is refused with a ``ValueError`` that
+    names ``n=`` and ``nodes=``, before the edges are read and before any budget is checked
+    or spent. networkx graphs and sparse matrices bring their node set: the caller built it,
+    and it must be the public one.
+
+    Examples
+    --------
+    >>> public_graph([(0, 1)], 3, None, "edge_count")
+    EdgeGraph(n=3, m=1, nodes_public=True)
+    >>> public_graph([(0, 1)], None, None, "edge_count")
+    Traceback (most recent call last):
+    ...
+    ValueError: edge_count needs the public node set, ... pass n=<number of nodes> ...
+    """
+    require_node_set(graph, n, nodes, release)
+    return as_edge_graph(graph, n=n, nodes=nodes)
 
 
 def _open_release(
     graph: Any,
     n: int | None,
+    nodes: Any,
     rng: RngLike,
     budget: Budget | None,
     epsilon: float,
     delta: float = 0.0,
     *,
+    release: str,
     rho: float | None = None,
 ) -> tuple[RandomSource, EdgeGraph]:
-    """The noise source, then the graph once ``budget`` has room for the release (nothing spent)."""
+    """The noise source, then the graph on its public node set once ``budget`` has room for
+    the release (nothing spent)."""
+    require_node_set(graph, n, nodes, release)
     src = get_source(rng)
     if budget is not None:
         budget.check(epsilon, delta, rho=rho)
-    return src, prepare_graph(graph, n, stacklevel=4)
+    return src, as_edge_graph(graph, n=n, nodes=nodes)
 
 
 def edge_count(
@@ -59,6 +96,7 @@ def edge_count(
     budget: Budget | None = None,
     rng: RngLike = None,
     n: int | None = None,
+    nodes: Any = None,
 ) -> Release:
     """Release the number of edges of ``graph`` under edge-DP (discrete Laplace, Δ = 1).
 
@@ -77,12 +115,15 @@ def edge_count(
     rng : None, int or numpy.random.Generator
         ``None`` for secure noise; a seed is for tests and teaching (``seeded=True``).
     n : int, optional
-        Public number of nodes; without it (edge arrays) a PrivacyLeakWarning is raised.
+        Public number of nodes; an edge array needs it (or ``nodes``): without either the
+        release is refused before anything is spent (:func:`public_graph`).
+    nodes : array-like of int, optional
+        Public node ids, for an edge array (every endpoint must be one of them).
 
     Returns
     -------
     Release
-        ``value`` (int), ``sensitivity`` 1, ``scale`` ``1/ε``, metadata ``n``, ``n_from_data``.
+        ``value`` (int), ``sensitivity`` 1, ``scale`` ``1/ε``, metadata ``n`` (public).
 
     Examples
     --------
@@ -95,15 +136,11 @@ def edge_count(
     True
     """
     eps = check_epsilon(epsilon)
-    src, g = _open_release(graph, n, rng, budget, eps)
+    src, g = _open_release(graph, n, nodes, rng, budget, eps, release="edge_count")
     if budget is not None:
         budget.spend(eps, mechanism="edge_count")
     rel = discrete_laplace(g.m, sensitivity=1, epsilon=eps, rng=src, mechanism="edge_count")
-    meta = {
-        "n": g.n,
-        "n_from_data": not g.nodes_public,
-        "interval": interval_note("the exact edge count", "noise only"),
-    }
+    meta = {"n": g.n, "interval": interval_note("the exact edge count", "noise only")}
     return Release(
         value=rel.value,
         epsilon=rel.epsilon,

@@ -31,7 +31,7 @@ from dpatlas.graph._interval import (
     steep_halfwidth,
     two_sided_halfwidth,
 )
-from dpatlas.graph._noise import check_count_noise
+from dpatlas.graph._noise import check_count_noise, count_value
 from dpatlas.graph.edges import _open_release
 from dpatlas.graph.exact.kstar_sensitivity import (
     check_k,
@@ -89,6 +89,7 @@ def kstar_count(
     rng: RngLike = None,
     n: int | None = None,
     interval_epsilon: float | None = None,
+    nodes: Any = None,
 ) -> KStarRelease:
     """Release the number of k-stars ``Σ_v C(d_v, k)`` of ``graph`` under edge-DP.
 
@@ -111,11 +112,14 @@ def kstar_count(
     rng : None, int or numpy.random.Generator
         ``None`` for secure noise; a seed is for tests and teaching (``seeded=True``).
     n : int, optional
-        Public number of nodes; without it (edge arrays) a PrivacyLeakWarning is raised.
+        Public number of nodes; an edge array needs it (or ``nodes``): without either the
+        release is refused before anything is spent.
     interval_epsilon : float, optional
         Extra ε for a private bound (on ``c_max``, the ladder's start, for ``k = 2``; on the
         largest degree for ``k >= 3``) that makes ``confidence_interval()`` work for the
         ladder and smooth methods; ``metadata["interval"]`` says what the interval covers.
+    nodes : array-like of int, optional
+        Public node ids, for an edge array (every endpoint must be one of them).
 
     Returns
     -------
@@ -139,10 +143,10 @@ def kstar_count(
     extra = _checked(method, d, False, interval_epsilon)  # same rules as triangle_count
     name, total = f"kstar_count/{method}", eps + extra
     rho = None if d > 0 else (eps**2 + extra**2) / 2
-    src, g = _open_release(graph, n, rng, budget, total, d, rho=rho)
+    src, g = _open_release(graph, n, nodes, rng, budget, total, d, release=name, rho=rho)
     gs = 2 * int(star_gain(g.n, k)[-1])
-    exact = kstar_exact(g, k)
-    meta: dict[str, Any] = {"method": method, "k": k, "n": g.n, "n_from_data": not g.nodes_public}
+    exact = count_value(kstar_exact(g, k))  # clamped, never refused: a refusal would leak
+    meta: dict[str, Any] = {"method": method, "k": k, "n": g.n}
     ladder = kstar_ladder(g, k) if method != "global" and gs > 0 else None
     check_count_noise(method, eps, d, gs, extra)
     if budget is not None:

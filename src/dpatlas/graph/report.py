@@ -61,6 +61,11 @@ def sensitivity_report(
 ) -> SensitivityReport:
     """Exact sensitivity diagnostics of ``graph`` (NOT private: never publish them).
 
+    This releases nothing: it spends no budget, claims no privacy, and every field is labelled
+    not private. So unlike the releases it accepts an edge array without ``n``; the cap
+    ``n - 2`` then counts only the nodes with an edge (itself data), and the values describe
+    that smaller node set. Give the public ``n`` to see what a release on it adapts to.
+
     Examples
     --------
     >>> import networkx as nx

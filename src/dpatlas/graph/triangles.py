@@ -2,9 +2,10 @@
 
 Neighbours (:class:`~dpatlas.graph.adjacency.EdgeAdjacency`): graphs on the *same public node
 set* that differ in one edge. The node count ``n`` is part of the query, not of the data: give
-it as ``n=`` (or use a networkx graph / sparse matrix, whose node set is given). When it is
-taken from the edges (an edge list read without ``n``), :func:`triangle_count` warns with
-:class:`~dpatlas.errors.PrivacyLeakWarning` and records ``n_from_data=True``.
+it as ``n=`` or ``nodes=`` (or use a networkx graph / sparse matrix, whose node set the caller
+built and which must be the public one). Edges without a public node set are refused before
+anything is spent (:func:`~dpatlas.graph.edges.public_graph`): the number of nodes with an
+edge is data, and a release on it is not edge-DP.
 
 The exact count ``T``, the sensitivity ladder ``LS(t)`` (or its relaxation ``U(t)``) and the
 smooth sensitivity come from :mod:`dpatlas.graph.exact.counting` and :mod:`dpatlas.graph.exact.triangle_sensitivity`;
@@ -36,7 +37,6 @@ as asked, so accounting never depends on ``n``) with interval ``(0, 0)``.
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 from dpatlas.core.accounting.budget import Budget
@@ -50,13 +50,14 @@ from dpatlas.core.noise.smooth import smooth_beta, smooth_mechanism
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike, get_source
 from dpatlas.core.validation import check_delta, check_epsilon
-from dpatlas.errors import PrivacyLeakWarning
 from dpatlas.graph._interval import BoundedRelease, interval_note, steep_halfwidth
-from dpatlas.graph._noise import check_count_noise
+from dpatlas.graph._noise import check_count_noise, count_value
 from dpatlas.graph.adjacency import EdgeAdjacency
 from dpatlas.graph.backends import TRIANGLE_STATS
+from dpatlas.graph.edges import require_node_set
 from dpatlas.graph.exact.counting import common_neighbour_stats, triangle_count_exact
 from dpatlas.graph.exact.triangle_sensitivity import sensitivity_ladder, smooth_sensitivity
+from dpatlas.graph.input._convert import check_node_count
 from dpatlas.graph.input.edgegraph import as_edge_graph
 
 __all__ = ["METHODS", "TriangleRelease", "triangle_count"]
@@ -105,6 +106,7 @@ def triangle_count(
     interval_epsilon: float | None = None,
     backend: str = "memory",
     client: Any = None,
+    nodes: Any = None,
 ) -> TriangleRelease:
     """Release the number of triangles of ``graph`` under edge-DP.
 
@@ -127,8 +129,9 @@ def triangle_count(
         ``None`` (default) for secure noise; a seed makes the noise reproducible, which is for
         tests and teaching only and is recorded as ``seeded=True``.
     n : int, optional
-        Public number of nodes (edge-DP assumes the node set is public). Without it, for an
-        edge array, ``n`` is taken from the edges: a PrivacyLeakWarning says so.
+        Public number of nodes (edge-DP assumes the node set is public). An edge array needs
+        it (or ``nodes``); ids need not be ``0 .. n-1`` (they are relabelled, nodes without an
+        edge are isolated). Without either the release is refused before anything is spent.
     relaxed : bool, default False
         Use the cheaper ladder ``U(t) = min(n-2, a_max + t, ⌊(t + c_max)/2⌋) >= LS(t)``.
     interval_epsilon : float, optional
@@ -143,6 +146,8 @@ def triangle_count(
         noise stay here, on the driver.
     client : distributed.Client, optional
         For ``backend="dask"``; ``None`` uses the current client or starts a local cluster.
+    nodes : array-like of int, optional
+        Public node ids, for an in-memory edge array (every endpoint must be one of them).
 
     Returns
     -------
@@ -163,42 +168,52 @@ def triangle_count(
     >>> low, high = rel.confidence_interval(0.9)
     >>> rel.epsilon, low <= rel.value <= high
     (1.25, True)
-    >>> import warnings
-    >>> with warnings.catch_warnings(record=True) as caught:
-    ...     warnings.simplefilter("always")
-    ...     rel = triangle_count([(0, 1), (1, 2), (2, 0)], epsilon=1.0, rng=0)  # no n=
-    >>> caught[0].category.__name__, rel.metadata["n_from_data"]
-    ('PrivacyLeakWarning', True)
+    >>> rel = triangle_count([(10, 11), (11, 12), (12, 10)], epsilon=1.0, n=100, rng=0)
+    >>> rel.metadata["n"]  # ids relabelled; 97 isolated nodes
+    100
+    >>> triangle_count([(0, 1), (1, 2), (2, 0)], epsilon=1.0)  # no public node set
+    Traceback (most recent call last):
+    ...
+    ValueError: triangle_count/ladder needs the public node set, ... pass n=<number of nodes> ...
     """
     eps, d = check_epsilon(epsilon), check_delta(delta)
     extra = _checked(method, d, relaxed, interval_epsilon)
-    src = get_source(rng)
     name, total = f"triangle_count/{method}", eps + extra
+    if backend != "memory" and nodes is not None:
+        raise ValueError(
+            f"nodes= is for in-memory edge arrays; with backend={backend!r} pass the public "
+            "number of nodes as n= (ids are relabelled)"
+        )
+    require_node_set(graph, n, nodes, name)
+    src = get_source(rng)
     rho = None if d > 0 else (eps**2 + extra**2) / 2
     if budget is not None:
         budget.check(total, d, rho=rho)
+
+    def debit() -> None:
+        if budget is not None:
+            budget.spend(total, d, mechanism=name, rho=rho)
+
     elsewhere = TRIANGLE_STATS.on(backend)
     if elsewhere is not None:
-        exact_stats = elsewhere(graph, n=n, client=client)
+        g_n = check_node_count(n)
+        gs = EdgeAdjacency().triangle_global_sensitivity(g_n)
+        check_count_noise(method, eps, d, gs, extra)
+        # the backend debits through `checked` once the input is checked and before any work
+        # guard whose refusal depends on the data (dpatlas.graph.backends)
+        exact_stats = elsewhere(graph, n=g_n, client=client, checked=debit)
         stats = None if method == "global" else exact_stats
-        g_n, public, exact = exact_stats.n, n is not None, exact_stats.triangles
+        exact = exact_stats.triangles
     else:
-        g = as_edge_graph(graph, n=n)
+        g = as_edge_graph(graph, n=n, nodes=nodes)
         stats = None if method == "global" else common_neighbour_stats(g)
-        g_n, public = g.n, g.nodes_public
+        g_n = g.n
         exact = triangle_count_exact(g) if stats is None else stats.triangles
-    if not public:
-        warnings.warn(
-            f"the node count n={g_n} was taken from the edges (nodes with an edge), so it depends "
-            "on the data and the release is not exactly edge-DP; pass the public node count n=",
-            PrivacyLeakWarning,
-            stacklevel=2,
-        )
-    gs = EdgeAdjacency().triangle_global_sensitivity(g_n)
-    meta: dict[str, Any] = {"method": method, "n": g_n, "n_from_data": not public}
-    check_count_noise(method, eps, d, gs, extra)
-    if budget is not None:
-        budget.spend(total, d, mechanism=name, rho=rho)
+        gs = EdgeAdjacency().triangle_global_sensitivity(g_n)
+        check_count_noise(method, eps, d, gs, extra)
+        debit()
+    exact = count_value(exact)
+    meta: dict[str, Any] = {"method": method, "n": g_n}
     if gs == 0:
         rel = Release(0, eps, d, name, 0.0, None, None, src.seeded)
         meta["constant"] = True

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -22,16 +24,17 @@ def test_clipped_sum_tiny_epsilon_is_a_value_error():
         clipped_sum([0.0], lower=-21.0, upper=1.0, epsilon=TINY, rng=0)
 
 
-def test_clipped_sum_near_the_largest_float_refused_before_spending():
-    # slow-fuzz find: spent, then 'overflow encountered in multiply' (an infinite release)
+def test_clipped_sum_near_the_largest_float_saturates():
+    # slow-fuzz find: spent, then 'overflow encountered in multiply' (an infinite release);
+    # then refused for the values' size, which depended on the data (issue #17). Now the
+    # release saturates at the largest float, post-processing of the exact lattice value.
     values = np.array([[6.78804145e16, 1.79769313e308], [4.91365814e16, 0.0]])
     budget = Budget(1e6)
-    for seed in range(20):  # the overflow depended on the noise draw: every draw is refused
-        with pytest.raises(ValueError, match=r"values reach 1\.79e\+308: .* largest float"):
-            clipped_sum(
-                values, lower=1e-6, upper=1.79e308, epsilon=183908.3, rng=seed, budget=budget
-            )
-    assert budget.history == ()
+    for seed in range(20):
+        rel = clipped_sum(values, lower=1e-6, upper=1.79e308, epsilon=183908.3, rng=seed)
+        assert 1.7e308 < rel.value <= 1.7976931348623157e308
+    clipped_sum(values, lower=1e-6, upper=1.79e308, epsilon=183908.3, rng=0, budget=budget)
+    assert len(budget.history) == 1
 
 
 def test_clipped_mean_tiny_bound_and_split_refused_before_spending():
@@ -47,14 +50,19 @@ def test_clipped_mean_tiny_bound_and_split_refused_before_spending():
 
 @pytest.mark.parametrize("n", [None, 2])
 @pytest.mark.parametrize("mechanism", [clipped_sum, clipped_mean])
-def test_clipped_sum_overflowing_a_float_is_refused(mechanism, n):
+def test_clipped_sum_overflowing_a_float_saturates(mechanism, n):
     # was RuntimeWarning: overflow encountered in reduce (clipped_sum), a misleading message
-    # about "values" (clipped_mean)
+    # about "values" (clipped_mean); then a refusal that depended on the number of records and
+    # their values (issue #17). Now the sum saturates at the largest float.
     kwargs = {} if mechanism is clipped_sum or n is None else {"n": n}
     budget = Budget(10.0)
-    with pytest.raises(ValueError, match=r"the sum of the 2 clipped values overflows a float"):
-        mechanism([1e308, 1e308], lower=0, upper=1.7e308, epsilon=1.0, budget=budget, **kwargs)
-    assert budget.history == ()
+    values = [1e308, 1e308]  # a public scale (epsilon large enough), a sum beyond the floats
+    rel = mechanism(values, lower=0, upper=1.7e308, epsilon=1e5, budget=Budget(1e6), **kwargs)
+    assert math.isfinite(rel.value)
+    assert rel.value > (1e308 if mechanism is clipped_sum else 1e307)
+    with pytest.raises(ValueError, match=r"could exceed the largest float|too large"):
+        mechanism(values, lower=0, upper=1.7e308, epsilon=1.0, budget=budget, **kwargs)
+    assert budget.history == ()  # that refusal reads only public values: bounds and epsilon
 
 
 def test_clipped_mean_with_n_and_bounds_too_far_apart():

@@ -201,7 +201,6 @@ def test_clamp_is_exact_post_processing() -> None:
         ({"epsilon": 0.0}, ValueError, "epsilon must be a finite number > 0, got 0.0"),
         ({"value": 2.5}, ValueError, "value must be integers, got 2.5"),
         ({"value": [1, 2]}, ValueError, "value must be one integer"),
-        ({"value": 2**61}, ValueError, "below 2\\*\\*61"),
         ({"size": 0}, ValueError, "size must be an integer >= 1, got 0"),
         ({"ladder": "abc"}, TypeError, "ladder must be numbers"),
     ],

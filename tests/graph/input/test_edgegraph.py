@@ -46,8 +46,15 @@ def test_explicit_n_keeps_isolated_nodes_and_is_public() -> None:
     g = as_edge_graph([(0, 1)], n=4)
     assert (g.n, g.m, g.nodes_public) == (4, 1, True)
     assert g.ids.tolist() == [0, 1, 2, 3]
-    with pytest.raises(ValueError, match=r"node id 4 but n=4.*0 \.\. n-1"):
-        as_edge_graph([(0, 4)], n=4)
+    relabelled = as_edge_graph([(0, 4)], n=4)  # id 4 >= n: sorted ids to 0, 1 (issue #17)
+    assert relabelled.degrees.tolist() == [1, 1, 0, 0]
+    assert relabelled.ids.tolist() == [0, 4, 1, 2]
+    top = as_edge_graph([(2**63 - 2, 2**63 - 1)], n=3)  # labels of isolated nodes never overflow
+    assert top.ids.tolist() == [2**63 - 2, 2**63 - 1, 0]
+    with pytest.raises(
+        ValueError, match=r"the edges use 3 distinct node ids but n=2: .* \(at least 3\)"
+    ):
+        as_edge_graph([(0, 4), (4, 9)], n=2)
     with pytest.raises(TypeError, match="n must be a non-negative integer"):
         as_edge_graph([(0, 1)], n=2.0)
 
@@ -143,8 +150,10 @@ def test_edge_graph_passthrough_and_confirming_n() -> None:
     assert confirmed.nodes_public
     assert confirmed.n == 2
     assert np.shares_memory(confirmed.indices, g.indices)
-    with pytest.raises(ValueError, match="n=1 does not match the EdgeGraph"):
+    with pytest.raises(ValueError, match="the edges use 2 distinct node ids but n=1"):
         as_edge_graph(g, n=1)
+    with pytest.raises(ValueError, match="n=3 does not match the EdgeGraph, which has 2 nodes"):
+        as_edge_graph(confirmed, n=3)  # a public node set is not changed
 
 
 def test_arrays_are_read_only_and_constructor_checks_shapes() -> None:
@@ -184,6 +193,6 @@ def test_public_n_larger_than_the_nodes_seen_in_an_edge_list_adds_isolated_nodes
     g = as_edge_graph(seen, n=5)
     assert (g.n, g.m, g.nodes_public) == (5, 2, True)
     assert g.degrees.tolist() == [1, 2, 1, 0, 0]
-    assert g.ids.tolist() == [10, 20, 30, 31, 32]
-    with pytest.raises(ValueError, match="n=2 does not match the EdgeGraph, which has 3 nodes"):
+    assert g.ids.tolist() == [10, 20, 30, 0, 1]
+    with pytest.raises(ValueError, match="the edges use 3 distinct node ids but n=2"):
         as_edge_graph(seen, n=2)

@@ -55,8 +55,10 @@ def test_explicit_n_and_nodes(tmp_path: Path) -> None:
     assert read_edgelist(path, n=5).degrees.tolist() == [1, 2, 1, 0, 0]
     g = read_edgelist(path, nodes=[2, 1, 0, 9])
     assert (g.n, g.nodes_public, g.degrees.tolist()) == (4, True, [1, 2, 1, 0])
-    with pytest.raises(ValueError, match="node id 2 but n=2"):
+    with pytest.raises(ValueError, match="the edges use 3 distinct node ids but n=2"):
         read_edgelist(path, n=2)
+    far = _write(tmp_path, "far.txt", "70 10\n10 400\n")  # SNAP ids, public n = 4
+    assert read_edgelist(far, n=4).degrees.tolist() == [2, 1, 1, 0]
 
 
 def test_empty_and_comment_only_files(tmp_path: Path) -> None:

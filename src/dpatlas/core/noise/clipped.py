@@ -25,6 +25,7 @@ from typing import Any, cast
 import numpy as np
 
 from dpatlas.core.accounting.budget import Budget
+from dpatlas.core.noise._sampling.grid import FLOAT_MAX
 from dpatlas.core.noise.discrete_laplace import discrete_laplace, rational_scale
 from dpatlas.core.noise.laplace import laplace, laplace_plan
 from dpatlas.core.release import Release
@@ -59,14 +60,15 @@ def _clip(values: Any, lower: float, upper: float) -> np.ndarray:
 
 
 def _sum(x: np.ndarray) -> float:
-    with np.errstate(over="ignore"):  # an overflow to ±inf is refused just below
+    """The float sum of the clipped values, saturated at ``±1.797e308`` instead of overflowing.
+
+    Not refused: whether the sum overflows depends on the number of records (private under
+    add/remove-one) and their values. Saturating ``s ↦ clip(s, ±M)`` never moves two sums
+    further apart, so the sensitivity of the clipped sum still holds for it.
+    """
+    with np.errstate(over="ignore"):
         total = float(x.sum())
-    if not math.isfinite(total):
-        raise ValueError(
-            f"the sum of the {x.size} clipped values overflows a float; use narrower bounds "
-            "lower and upper"
-        )
-    return total
+    return float(np.clip(total, -FLOAT_MAX, FLOAT_MAX))
 
 
 def clipped_sum(

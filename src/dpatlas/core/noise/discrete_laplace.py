@@ -43,6 +43,10 @@ __all__ = [
     "upper_tail_bound",
 ]
 
+VALUE_LIMIT = 2**62 - 1
+"""Values are clamped to ``±VALUE_LIMIT``: int64 noise is then ``>= 4096`` scales from
+overflowing (scales are below ``2**50``; ``P ~ e^-4096``)."""
+
 
 def check_scales(sensitivity: int, *epsilons: float) -> None:
     """Refuse, before anything is spent, a part of ε whose noise cannot be sampled exactly.
@@ -114,6 +118,9 @@ def discrete_laplace(
     ----------
     values : int or array_like of int
         The exact answers (counts). NaN, infinities and non-integral numbers are refused.
+        Magnitudes beyond ``2**62 - 1`` are clamped to it before the noise, not refused: a
+        refusal would tell whether the answer is that large, while clamping moves no two
+        answers further apart, so ``sensitivity`` still bounds the clamped vector.
     sensitivity : float
         L1 sensitivity of the whole vector over all neighbouring datasets (not of this data).
     epsilon : float
@@ -146,7 +153,7 @@ def discrete_laplace(
     ...
     dpatlas.errors.BudgetExceededError: privacy budget exceeded: requested epsilon=0.5, ...
     """
-    x = as_int_array(values)
+    x = as_int_array(values, saturate=VALUE_LIMIT)
     delta_f = check_sensitivity(sensitivity)
     eps = check_epsilon(epsilon)
     src = get_source(rng)

@@ -18,7 +18,10 @@ or a user ``resolution`` <= ``σ0 · 2**-16``; ``σ0`` calibrated for Δ, ``c`` 
 neighbour may change, default all), which moves a neighbour's vector by at most ``sqrt(c)·g``
 in L2: the noise is calibrated for ``Δ' = Δ + sqrt(c)·g``. Noise is ``g`` times an exact
 discrete Gaussian (:mod:`dpatlas.core.noise._sampling.dgauss`) with integer parameter
-``σ_g² >= (s/g)² + t²``, ``s`` the σ calibrated for Δ' and ``t = 4``.
+``σ_g² >= (s/g)² + t²``, ``s`` the σ calibrated for Δ' and ``t = 4``. The float released is
+that lattice value rounded and saturated at ``±1.797e308``
+(:func:`~dpatlas.core.noise._sampling.grid.from_grid`): no value is refused for its
+magnitude, since a refusal would depend on the data.
 
 Privacy (proof sketch). zCDP: an integer query with L2 sensitivity ``Δ'/g`` plus independent
 discrete Gaussians of parameter ``σ_g²`` is ``ρ = (Δ'/g)² / (2σ_g²)``-zCDP (CKS 2020, Thm. 4
@@ -45,7 +48,7 @@ from typing import Any
 from dpatlas.core.accounting.budget import Budget
 from dpatlas.core.noise._sampling.dgauss import sample_discrete_gaussian
 from dpatlas.core.noise._sampling.gauss_profile import log_profile, solve_ratio
-from dpatlas.core.noise._sampling.grid import changed_count, grid_step, to_grid
+from dpatlas.core.noise._sampling.grid import changed_count, from_grid, grid_step, to_grid
 from dpatlas.core.release import Release, register_noise
 from dpatlas.core.rng import RngLike, get_source
 from dpatlas.core.validation import as_float_array, check_delta, check_epsilon, check_sensitivity
@@ -246,7 +249,7 @@ def gaussian(
     src = get_source(rng)
     if budget is not None:
         budget.spend(eps, dlt, mechanism=mechanism, note=note, rho=rho)
-    noisy = (units + sample_discrete_gaussian(src, x.size, sigma2).reshape(x.shape)) * g
+    noisy = from_grid(x, units, sample_discrete_gaussian(src, x.size, sigma2).reshape(x.shape), g)
     return Release(
         value=float(noisy) if noisy.ndim == 0 else noisy,
         epsilon=eps,

@@ -66,10 +66,22 @@ CLIP = 2**62
 
 
 def check_value(value: Any) -> int:
-    """The exact answer as an int, checked to be an integer scalar with ``|value| < 2**61``."""
-    arr = as_int_array(value, "value")
-    if arr.ndim != 0 or abs(int(arr)) >= CLIP // 2:
-        raise ValueError(f"value must be one integer below 2**61 in magnitude, got {value!r}")
+    """The exact answer as one int, clamped to ``|value| <= 2**61 - 1``.
+
+    Not an integer scalar is refused (a type check). A magnitude of ``2**61`` or more is
+    clamped, not refused: a refusal would reveal whether the private answer is that large,
+    while clamping ``f`` to ``[-L, L]`` keeps (L1) ``|f(G) - f(G')| <= I_0(G)`` and (S1)
+    (clamping never moves two values apart) and leaves the ladder's (L2), the smooth bound's
+    (S2) untouched: the release is then the mechanism on the clamped ``f``, at the same ε.
+
+    Examples
+    --------
+    >>> check_value(7), check_value(2**70) == 2**61 - 1
+    (7, True)
+    """
+    arr = as_int_array(value, "value", saturate=CLIP // 2 - 1)
+    if arr.ndim != 0:
+        raise ValueError(f"value must be one integer, got shape {arr.shape}: {value!r}")
     return int(arr)
 
 

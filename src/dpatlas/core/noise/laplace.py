@@ -10,7 +10,11 @@ grid instead (:mod:`dpatlas.core.noise._sampling.grid`):
    ``resolution`` (at most ``scale * 2**-10``);
 2. ``n = round(x / g)`` (an integer vector);
 3. release ``g * (n + Z)`` with ``Z`` exact discrete Laplace of scale ``(Δ + c·g) / (ε·g)``
-   (:func:`~dpatlas.core.noise.discrete_laplace.sample_discrete_laplace`, rounded up to a rational).
+   (:func:`~dpatlas.core.noise.discrete_laplace.sample_discrete_laplace`, rounded up to a rational),
+   rounded to a float and saturated at ``±1.797e308``
+   (:func:`~dpatlas.core.noise._sampling.grid.from_grid`: post-processing of the integer
+   ``n + Z``, exact for every magnitude of ``x``, so no value is refused for its size: a
+   refusal would depend on the data).
 
 Privacy (proof). Rounding moves each coordinate by at most ``g/2`` and a coordinate that does
 not change rounds the same way, so for neighbours ``D, D'`` we get
@@ -35,13 +39,17 @@ from typing import Any
 import numpy as np
 
 from dpatlas.core.accounting.budget import Budget
-from dpatlas.core.noise._sampling.grid import changed_count, grid_step, to_grid
+from dpatlas.core.noise._sampling.grid import (
+    FLOAT_MAX,
+    changed_count,
+    from_grid,
+    grid_step,
+    to_grid,
+)
 from dpatlas.core.noise.discrete_laplace import rational_scale, sample_discrete_laplace
 from dpatlas.core.release import Release, register_noise
 from dpatlas.core.rng import RngLike, get_source
 from dpatlas.core.validation import as_float_array, check_epsilon, check_sensitivity
-
-_FLOAT_MAX = float(np.finfo(np.float64).max)
 
 __all__ = ["laplace", "laplace_epsilon", "laplace_plan"]
 
@@ -68,17 +76,18 @@ register_noise(
 )
 
 
-def _check_float_range(units: np.ndarray, g: float, scale: float, nominal: float) -> None:
-    """Refuse, before any spend, values so near the largest float that the release could be ∞.
+def _check_float_range(scale: float, nominal: float) -> None:
+    """Refuse, before any spend, a noise scale within 4096 scales of the largest float.
 
-    The margin is 4096 noise scales, which the noise exceeds with probability about e^-4096.
+    Reads public values only (the scale ``sensitivity / epsilon`` and the grid); values near
+    the largest float are not refused (that would depend on the data): their release
+    saturates at ``±1.797e308`` (post-processing).
     """
-    reach = g * float(np.abs(units).max(initial=0))
-    if reach + 4096 * scale > _FLOAT_MAX:
+    if 4096 * scale > FLOAT_MAX:
         raise ValueError(
-            f"values reach {reach:.6g}: with noise of scale sensitivity / epsilon = {nominal:.3g} "
-            f"the release could exceed the largest float {_FLOAT_MAX:.3g}; rescale the values "
-            "(e.g. to other units) or use a larger epsilon"
+            f"noise of scale sensitivity / epsilon = {nominal:.3g} could exceed the largest "
+            f"float {FLOAT_MAX:.3g}; rescale the values (e.g. to other units) or use a larger "
+            "epsilon"
         )
 
 
@@ -92,7 +101,10 @@ def laplace_plan(
     """Grid units, step ``g``, rational noise scale ``(t, s)`` (in units) and ``c`` of a release.
 
     Every refusal of :func:`laplace` is raised here, so callers that spend first (e.g.
-    :func:`~dpatlas.core.noise.clipped.clipped_mean`) can call it before their debit.
+    :func:`~dpatlas.core.noise.clipped.clipped_mean`) can call it before their debit. Each
+    depends on public values only (the sensitivity, ε, ``resolution``, ``max_changed``, the
+    shape) and on the type of ``values`` (NaN and infinities are no answer), never on their
+    magnitude.
     """
     x = as_float_array(values)
     delta_f = check_sensitivity(sensitivity)
@@ -103,7 +115,7 @@ def laplace_plan(
     g = grid_step(scale, finest, scale * 2.0**-10, resolution)
     units = to_grid(x, g)
     t, s = rational_scale((Fraction(delta_f) + c * Fraction(g)) / (Fraction(eps) * Fraction(g)))
-    _check_float_range(units, g, g * (t / s), scale)
+    _check_float_range(g * (t / s), scale)
     return units, g, (t, s), c
 
 
@@ -166,7 +178,8 @@ def laplace(
     src = get_source(rng)
     if budget is not None:
         budget.spend(eps, 0.0, mechanism=mechanism, note=note)
-    noisy = (units + sample_discrete_laplace(src, units.size, (t, s)).reshape(units.shape)) * g
+    noise = sample_discrete_laplace(src, units.size, (t, s)).reshape(units.shape)
+    noisy = from_grid(as_float_array(values), units, noise, g)
     return Release(
         value=float(noisy) if noisy.ndim == 0 else noisy,
         epsilon=eps,

@@ -30,6 +30,21 @@ def compact_ids(flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return ids, codes.reshape(-1)
 
 
+def unused_ids(seen: np.ndarray, count: int) -> np.ndarray:
+    """The ``count`` smallest non-negative integers not in ``seen`` (sorted distinct int64).
+
+    Labels for public nodes without an edge (they are all below ``seen.size + count``, so no
+    label can overflow whatever the ids seen).
+
+    Examples
+    --------
+    >>> unused_ids(np.array([0, 2, 9]), 3).tolist()
+    [1, 3, 4]
+    """
+    candidates = np.arange(seen.size + count, dtype=np.int64)
+    return candidates[~np.isin(candidates, seen)][:count]
+
+
 def symmetric_csr(u: np.ndarray, v: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     """``(indptr, indices)`` of the simple undirected graph on ``n`` nodes with edges ``u[k]–v[k]``.
 

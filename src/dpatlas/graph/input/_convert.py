@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from dpatlas.graph.input._build import compact_ids, index_dtype, symmetric_csr
+from dpatlas.graph.input._build import compact_ids, index_dtype, symmetric_csr, unused_ids
 
 _KINDS = (
     "a networkx.Graph, an EdgeGraph, an (m, 2) integer array of edges "
@@ -137,13 +137,7 @@ def from_edges(
     if nodes is not None:
         ids, u, v = _map_to_nodes(nodes, u, v, n)
     elif n is not None:
-        ids = np.arange(_check_n(n))
-        top = max(int(u.max()), int(v.max())) if u.size else -1
-        if top >= n:
-            raise ValueError(
-                f"edges contain node id {top} but n={n}: with n given, ids must lie in "
-                "0 .. n-1; pass a larger n, or the public node ids as nodes="
-            )
+        ids, u, v = _relabel(u, v, check_node_count(n))
     else:
         ids, codes = compact_ids(np.concatenate([u, v]))
         u, v = codes[: u.size], codes[u.size :]
@@ -158,7 +152,32 @@ def from_edges(
     return parts, n_loops
 
 
-def _check_n(n: Any) -> int:
+def _relabel(u: np.ndarray, v: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Ids, endpoints on the public node count ``n``: ``0 .. n-1`` as is, else relabelled.
+
+    Ids that all lie in ``0 .. n-1`` are the node indices. Otherwise the ``k`` distinct ids,
+    sorted, become ``0 .. k-1`` and the other ``n - k`` public nodes, which have no edge, are
+    isolated nodes (labelled by the smallest integers not among the ids). Both give the same graph up to the names
+    of its nodes, and every release is a function of the graph up to names (counts of
+    triangles, edges, stars, degrees), so which branch runs changes no output. More than ``n``
+    distinct ids is no graph on ``n`` nodes: outside the domain, refused (a check that no
+    graph on the public node set fails, so it treats all neighbours alike).
+    """
+    top = max(int(u.max()), int(v.max())) if u.size else -1
+    if top < n:
+        return np.arange(n), u, v
+    seen, codes = compact_ids(np.concatenate([u, v]))
+    if seen.size > n:
+        raise ValueError(
+            f"the edges use {seen.size} distinct node ids but n={n}: a graph on n nodes has at "
+            f"most n; pass the public number of nodes as n (at least {seen.size}), or the "
+            "public node ids as nodes="
+        )
+    ids = np.concatenate([seen, unused_ids(seen, n - seen.size)])
+    return ids, codes[: u.size], codes[u.size :]
+
+
+def check_node_count(n: Any) -> int:
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
         raise TypeError(f"n must be a non-negative integer (the public number of nodes), got {n!r}")
     if n >= 2**31:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import scipy.sparse as sp
 
+from dpatlas.graph.input._build import unused_ids
 from dpatlas.graph.input._convert import from_edges, from_networkx, from_scipy, is_networkx_graph
 
 if TYPE_CHECKING:
@@ -141,9 +142,10 @@ def as_edge_graph(graph: Any, *, n: int | None = None, nodes: Any = None) -> Edg
         repeats are merged); or a square symmetric sparse adjacency matrix whose non-zero
         pattern is the edge set (weights are ignored).
     n : int, optional
-        Public number of nodes. For an edge array the ids must then lie in ``0 .. n-1``. For
-        an EdgeGraph read from an edge list (``nodes_public=False``), ``n`` may exceed the
-        nodes seen in the edges: the rest are public isolated nodes.
+        Public number of nodes. For an edge array or an EdgeGraph read from an edge list
+        (``nodes_public=False``), ids in ``0 .. n-1`` are kept; other integer ids are
+        relabelled (sorted distinct ids to ``0 .. k-1``); either way the ``n - k`` nodes
+        without an edge are isolated nodes, and more than ``n`` distinct ids is refused.
     nodes : array-like of int, optional
         Public node ids, for an edge array only; every edge endpoint must be one of them.
 
@@ -167,6 +169,9 @@ def as_edge_graph(graph: Any, *, n: int | None = None, nodes: Any = None) -> Edg
     EdgeGraph(n=4, m=4, nodes_public=True)
     >>> as_edge_graph([[10, 20], [20, 10], [20, 30]]).ids.tolist()
     [10, 20, 30]
+    >>> g = as_edge_graph([[10, 20], [20, 30]], n=5)  # relabelled; 2 isolated nodes
+    >>> g, g.ids.tolist(), g.degrees.tolist()
+    (EdgeGraph(n=5, m=2, nodes_public=True), [10, 20, 30, 0, 1], [1, 2, 1, 0, 0])
     >>> as_edge_graph(nx.DiGraph([(0, 1)]))
     Traceback (most recent call last):
     ...
@@ -174,8 +179,14 @@ def as_edge_graph(graph: Any, *, n: int | None = None, nodes: Any = None) -> Edg
     """
     if isinstance(graph, EdgeGraph):
         _no_nodes(nodes, "an EdgeGraph")
-        if n is not None and not graph.nodes_public and n > graph.n:
-            return _with_isolated_nodes(graph, n)
+        if n is not None and not graph.nodes_public:
+            if n < graph.n:
+                raise ValueError(
+                    f"the edges use {graph.n} distinct node ids but n={n}: a graph on n nodes "
+                    f"has at most n; pass the public number of nodes as n (at least {graph.n})"
+                )
+            if n > graph.n:
+                return _with_isolated_nodes(graph, n)
         _check_n(n, graph.n, "the EdgeGraph")
         return graph if n is None or graph.nodes_public else replace(graph, nodes_public=True)
     if is_networkx_graph(graph):
@@ -195,15 +206,13 @@ def _with_isolated_nodes(graph: EdgeGraph, n: int) -> EdgeGraph:
     """``graph`` (nodes seen in its edges) plus isolated nodes up to the public count ``n``.
 
     A SNAP file lists only nodes with an edge; the public node set can be larger (ca-GrQc: 5,242
-    nodes, 5,241 with an edge). The extra nodes get ids after the largest id seen.
+    nodes, 5,241 with an edge). The extra nodes get the smallest integer ids not seen.
     """
     extra = n - graph.n
     indptr = np.concatenate([graph.indptr, np.full(extra, graph.indptr[-1], graph.indptr.dtype)])
     if isinstance(graph.ids, np.ndarray) and np.issubdtype(graph.ids.dtype, np.integer):
-        start = int(graph.ids.max(initial=-1)) + 1
-        ids: np.ndarray | tuple[Any, ...] = np.concatenate(
-            [graph.ids, np.arange(start, start + extra, dtype=graph.ids.dtype)]
-        )
+        seen = graph.ids.astype(np.int64)
+        ids: np.ndarray | tuple[Any, ...] = np.concatenate([seen, unused_ids(seen, extra)])
     else:
         ids = (*graph.ids, *(f"isolated-{i}" for i in range(extra)))
     return EdgeGraph(n, indptr, graph.indices, ids, nodes_public=True)
