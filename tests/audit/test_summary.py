@@ -1,0 +1,48 @@
+"""``summarize``: every released field becomes a number, the structure one hashed coordinate."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dpatlas.audit import summarize
+from dpatlas.core import Release
+from dpatlas.graph import triangle_count
+from dpatlas.spatial import Grid, Heatmap, heatmap
+
+GRID = Grid.from_bounds((0, 0, 8_000, 8_000), cell_size=1_000, crs="EPSG:3035")
+SITES = (np.full(30, 1_500.0), np.full(30, 2_500.0))
+
+
+def test_noisy_bounds_in_the_metadata_are_coordinates() -> None:
+    rel = triangle_count(np.array([[0, 1], [1, 2]]), n=4, epsilon=1.0, interval_epsilon=0.5, rng=3)
+    out = summarize(rel)
+    assert rel.metadata["noisy_a_max"] in out[1:].tolist()
+    assert out[1] == rel.value
+
+
+def tree(hm: Heatmap) -> tuple:
+    """The released structure: node rectangles, parents, which nodes were measured."""
+    h = hm.release.metadata["hierarchy"]
+    return tuple(tuple(h[k].tolist()) for k in ("r0", "r1", "c0", "c1", "parent", "measured"))
+
+
+def test_the_structure_code_is_the_released_tree() -> None:
+    maps = [heatmap(SITES, GRID, epsilon=1.0, crs="EPSG:3035", rng=seed) for seed in range(12)]
+    codes = {tree(hm): summarize(hm.release)[0] for hm in maps}
+    assert len(codes) > 1  # the tree varies between runs here
+    assert len(set(codes.values())) == len(codes)  # one code per tree
+    for hm in maps:
+        assert summarize(hm.release)[0] == codes[tree(hm)]
+
+
+def test_fixed_layout_ignored_keys_and_padding() -> None:
+    def release(metadata: dict) -> Release:
+        return Release(np.array([1, 2]), 1.0, 0.0, "m", 1.0, 1.0, "laplace", True, 0.5, metadata)
+
+    a = summarize(release({"created": "12:00", "noisy": np.array([1.5])}), width=3)
+    b = summarize(release({"created": "12:01", "noisy": np.array([2.5])}), width=3)
+    assert a.shape == b.shape
+    assert a[0] == b[0]  # the wall-clock time is ignored; the noisy value is not structure
+    assert a.tolist() != b.tolist()
+    c = summarize(release({"created": "12:00", "noisy": np.array([1.5, 0.0])}), width=3)
+    assert c[0] != a[0]  # a length is structure
