@@ -47,7 +47,7 @@ def test_files_exist_and_reread(demo):
     assert isinstance(report["value"], int)
     assert report["exact_value"] == 467  # Les Misérables has 467 triangles (public data)
     assert "public" in report["exact_value_note"]
-    assert (report["epsilon"], report["mechanism"]) == (1.0, "triangle_count/ladder")
+    assert (report["epsilon"], report["mechanism"]) == (1.0, "triangle_count/piecewise")
     assert report["seeded"] is True
     text = (out / "triangles.txt").read_text()
     assert "exact value    467   (shown only because this data is public)" in text
@@ -62,7 +62,7 @@ def test_ledger_sums_and_refusal(demo):
     assert sum(s.epsilon for s in heat.history) == Decimal("0.5") * len(maps)
     assert heat.remaining.epsilon == 0
     assert [(s.epsilon, s.mechanism) for s in graph.history] == [
-        (Decimal("1.0"), "triangle_count/ladder")
+        (Decimal("1.0"), "triangle_count/piecewise")
     ]  # the refused release of ε = 0.5 spent nothing
     assert result.spent == {SNOW_DATASET: 0.5 * len(maps), GRAPH_DATASET: 1.0}
     assert result.refused.startswith("privacy budget exceeded: requested epsilon=0.5")

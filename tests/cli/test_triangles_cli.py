@@ -11,15 +11,15 @@ from dpatlas import Budget
 from .conftest import LESMIS
 
 
-def test_ladder_release_debits_ledger_and_is_reproducible_only_with_a_seed(run_cli, cli, ledger):
+def test_default_release_debits_ledger_and_is_reproducible_only_with_a_seed(run_cli, cli, ledger):
     args = ["triangles", LESMIS, "--ledger", ledger]
     opts = "--nodes 77 --epsilon 0.4 --dataset d --json --seed 11"
     first = run_cli(*args, opts=opts)
     assert first.code == 0, first.err
     data = json.loads(first.out)
     assert isinstance(data["value"], int)
-    assert data["interval95"] is None  # the ladder's noise scale is private
-    assert data["release"]["mechanism"] == "triangle_count/ladder"
+    assert data["interval95"] is None  # the piecewise noise scale is private
+    assert data["release"]["mechanism"] == "triangle_count/piecewise"
     assert data["release"]["epsilon"] == 0.4
     assert data["release"]["seeded"] is True
     assert data["release"]["metadata"]["n"] == 77
@@ -31,7 +31,7 @@ def test_ladder_release_debits_ledger_and_is_reproducible_only_with_a_seed(run_c
     assert json.loads(second.out)["value"] == data["value"]
     history = Budget.open(ledger, dataset="d").history
     assert [(float(s.epsilon), s.mechanism) for s in history] == [
-        (0.4, "triangle_count/ladder")
+        (0.4, "triangle_count/piecewise")
     ] * 2
 
     refused = run_cli(*args, opts=opts)  # 0.2 left
@@ -41,7 +41,7 @@ def test_ladder_release_debits_ledger_and_is_reproducible_only_with_a_seed(run_c
     assert len(Budget.open(ledger, dataset="d").history) == 2
 
 
-def test_global_has_a_free_interval_and_ladder_buys_one(cli, ledger):
+def test_global_has_a_free_interval_and_the_default_buys_one(cli, ledger):
     res = cli("triangles", LESMIS, opts="--nodes 77 --method global --epsilon 0.5 --json --seed 3")
     assert res.code == 0, res.err
     data = json.loads(res.out)

@@ -289,7 +289,7 @@ ROWS: tuple[Row, ...] = (
         "graph.triangle_count",
         lambda _: gr.triangle_count(np.array([[0, 1], [1, 2]]), epsilon=1),
         ValueError,
-        "triangle_count/ladder needs the public node set, and the edges alone do not give it: "
+        "triangle_count/piecewise needs the public node set, and the edges alone do not give it: "
         "pass n=",
     ),
     Row(
@@ -304,7 +304,7 @@ ROWS: tuple[Row, ...] = (
         "graph.triangle_count",
         lambda _: gr.triangle_count(K4, epsilon=1, method="exact", n=4),
         ValueError,
-        "method must be one of 'ladder', 'smooth', 'global', got 'exact'",
+        "method must be one of 'piecewise', 'ladder', 'smooth', 'global', got 'exact'",
     ),
     Row(
         "geographic CRS",

@@ -14,7 +14,7 @@ G = nx.powerlaw_cluster_graph(400, 4, 0.6, seed=2)
 TRUE = nx.transitivity(G)
 
 
-@pytest.mark.parametrize("method", ["ladder", "smooth", "global"])
+@pytest.mark.parametrize("method", ["piecewise", "ladder", "smooth", "global"])
 def test_accurate_at_large_epsilon(method: str) -> None:
     vals = [clustering_coefficient(G, epsilon=20.0, method=method, rng=s).value for s in range(5)]
     assert abs(float(np.median(vals)) - TRUE) < 0.02 * TRUE
@@ -27,6 +27,7 @@ def test_budget_once_and_parts() -> None:
     )
     assert len(b.history) == 1
     assert b.spent[0] == pytest.approx(1.5)
+    assert rel.mechanism == "clustering_coefficient/piecewise"  # the default for both counts
     assert rel.triangles.epsilon == pytest.approx(0.25 + 0.25)
     assert rel.wedges.epsilon == pytest.approx(0.75 + 0.25)
     assert rel.metadata["noisy_wedges"] == rel.wedges.value
@@ -57,7 +58,9 @@ def test_edges_without_a_public_node_set_are_refused() -> None:
     assert rel.metadata["n"] == 5
 
 
-@pytest.mark.parametrize(("method", "extra"), [("global", None), ("ladder", 0.5)])
+@pytest.mark.parametrize(
+    ("method", "extra"), [("global", None), ("piecewise", 0.5), ("ladder", 0.5)]
+)
 def test_interval_covers(method: str, extra: float | None) -> None:
     hits = 0
     for seed in range(60):

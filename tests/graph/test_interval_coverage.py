@@ -25,6 +25,8 @@ from dpatlas.core.interval import dlap_cdf
 from dpatlas.core.noise.discrete_laplace import rational_scale, sample_discrete_laplace
 from dpatlas.core.noise.ladder import ladder_mechanism
 from dpatlas.core.noise.ladder_exact import ladder_pmf
+from dpatlas.core.noise.piecewise_exact import piecewise_pmf
+from dpatlas.core.noise.piecewise_ladder import piecewise_ladder_mechanism
 from dpatlas.core.noise.smooth import smooth_beta, smooth_bound, smooth_mechanism, smooth_scale
 from dpatlas.core.rng import get_source
 from dpatlas.graph import clustering_coefficient, degree_histogram, kstar_count, triangle_count
@@ -68,9 +70,10 @@ def counts(name: str, statistic: str) -> tuple[int, np.ndarray, int, int]:
 def noise_cdf(ladder: np.ndarray, gs: int, method: str, eps: float, delta: float) -> Callable:
     """Exact ``P(|K| <= h)`` of the release noise (vectorised over ``h``)."""
     top = 400_000
-    if method == "ladder":
+    if method in ("ladder", "piecewise"):
         k = np.arange(top)
-        pmf = ladder_pmf(k, ladder, eps, global_sensitivity=gs)
+        law = ladder_pmf if method == "ladder" else piecewise_pmf
+        pmf = law(k, ladder, eps, global_sensitivity=gs)
         cum = np.cumsum(np.where(k == 0, pmf, 2 * pmf))
     else:
         bound = smooth_bound(ladder, smooth_beta(eps, delta), global_sensitivity=gs)
@@ -100,6 +103,10 @@ CONFIGS = [  # graph, statistic, method, ε, δ, interval ε, level
     ("clustered", "triangles", "smooth", 1.0, 0.0, 0.2, 0.95),
     ("lesmis", "2-stars", "ladder", 1.0, 0.0, 0.1, 0.95),
     ("clustered", "2-stars", "smooth", 0.5, 1e-6, 0.1, 0.9),
+    ("karate", "triangles", "piecewise", 1.0, 0.0, 0.5, 0.9),
+    ("lesmis", "triangles", "piecewise", 0.5, 0.0, 0.1, 0.95),
+    ("clustered", "triangles", "piecewise", 0.2, 0.0, 0.05, 0.95),
+    ("lesmis", "2-stars", "piecewise", 1.0, 0.0, 0.1, 0.95),
 ]
 
 
@@ -120,10 +127,9 @@ def sampled_hits(
     name, statistic, method, eps, delta, eps_i, level, draws, seed, narrow=False
 ) -> int:
     exact, ladder, gs, a = counts(name, statistic)
-    if method == "ladder":
-        rel = ladder_mechanism(
-            exact, ladder, epsilon=eps, global_sensitivity=gs, rng=seed, size=draws
-        )
+    if method in ("ladder", "piecewise"):
+        mechanism = ladder_mechanism if method == "ladder" else piecewise_ladder_mechanism
+        rel = mechanism(exact, ladder, epsilon=eps, global_sensitivity=gs, rng=seed, size=draws)
     else:
         bound = smooth_bound(ladder, smooth_beta(eps, delta), global_sensitivity=gs)
         rel = smooth_mechanism(exact, bound, epsilon=eps, delta=delta, rng=seed, size=draws)
@@ -171,7 +177,7 @@ def test_public_triangle_intervals_cover_over_seeds() -> None:
     assert plausible(hits, 300, 0.9)
 
 
-@pytest.mark.parametrize("method", ["ladder", "smooth", "global"])
+@pytest.mark.parametrize("method", ["piecewise", "ladder", "smooth", "global"])
 def test_clustering_value_inside_its_interval_and_coverage(method: str) -> None:
     g = GRAPHS["lesmis"]
     truth = nx.transitivity(g)

@@ -195,6 +195,10 @@ CAUCHY = "under ε/5: Cauchy noise of scale 6S/ε against a shift by S (exact pm
 INTERVAL = "ε_interval (the bound, a_max or c_max, moves by 1) or the count's part, not both"
 HISTOGRAM = "part of ε: isotonic fitting or the simplex projection merges bins"
 HALVES = "ε/2 in each of two parts, and no one-coordinate event sees both"
+PIECEWISE = (
+    "its rate θ (exact pmf): ε on k24 at ε = 1 (floor ⌈4/ε⌉ = GS: discrete Laplace at GS), "
+    "0.81ε for wedges on k5; run at 2.5ε the floor is 2 and the loss 2.14 on both"
+)
 PAIRS = {
     "k24": (K24, K24_HUB, 6),
     "k5": (K5, K5[1:], 5),
@@ -228,10 +232,27 @@ def _clustering(edges: np.ndarray, scale: float, **more: Any) -> Any:
     return clustering_coefficient(edges, epsilon=scale, method="global", **more)
 
 
+def _clustering_default(edges: np.ndarray, scale: float, **more: Any) -> Any:
+    return clustering_coefficient(edges, epsilon=scale, **more)  # piecewise for both parts
+
+
 SMOOTH_DELTA = {"delta": 1e-3, "broken": 4.0}
 CASES: dict[str, Case] = {
     # graph releases (edge-DP, public n)
     "triangle_count/global": _graph_case(_triangles("global"), "k24"),
+    "triangle_count/piecewise": _graph_case(
+        _triangles("piecewise"), "k24", broken=2.5, realised=PIECEWISE
+    ),
+    "triangle_count/piecewise-relaxed": _graph_case(
+        _triangles("piecewise", relaxed=True), "k24", broken=2.5, realised=PIECEWISE
+    ),
+    "triangle_count/piecewise+interval": _graph_case(
+        _triangles("piecewise", interval_epsilon=1.0),
+        "two-edges",
+        2.0,
+        broken=4.0,
+        realised=INTERVAL,
+    ),
     "triangle_count/ladder": _graph_case(_triangles("ladder"), "k5", broken=4.0, realised=LADDER),
     "triangle_count/ladder-relaxed": _graph_case(
         _triangles("ladder", relaxed=True), "k5", broken=4.0, realised=LADDER
@@ -246,6 +267,9 @@ CASES: dict[str, Case] = {
     "triangle_count/smooth+interval": _graph_case(
         _triangles("smooth", interval_epsilon=1.0), "two-edges", 2.0, broken=4.0, realised=INTERVAL
     ),
+    "kstar_count/piecewise": _graph_case(
+        _kstars("piecewise"), "k5", broken=2.5, realised=PIECEWISE
+    ),
     "kstar_count/ladder": _graph_case(_kstars("ladder"), "k5", broken=4.0, realised=LADDER),
     "kstar_count/smooth": _graph_case(_kstars("smooth", delta=1e-3), "k5", **SMOOTH_DELTA),
     "kstar_count/global": _graph_case(_kstars("global"), "k5"),
@@ -253,6 +277,9 @@ CASES: dict[str, Case] = {
         _kstars("ladder", interval_epsilon=1.0), "two-edges", 2.0, broken=4.0, realised=INTERVAL
     ),
     "clustering_coefficient": _graph_case(_clustering, "k5", broken=4.0, realised=HALVES),
+    "clustering_coefficient/piecewise": _graph_case(
+        _clustering_default, "k5", broken=4.0, realised=HALVES
+    ),
     "edge_count": _graph_case(_edges, "two-edges"),
     "degree_histogram/sorted": _graph_case(
         _degrees("sorted"), "two-edges", broken=4.0, realised=HISTOGRAM

@@ -17,6 +17,7 @@ from tests.privacy._graphs import METHODS, PAIRS
 from dpatlas.audit import audit
 from dpatlas.core import discrete_laplace
 from dpatlas.core.noise.ladder import ladder_mechanism
+from dpatlas.core.noise.piecewise_ladder import piecewise_ladder_mechanism
 from dpatlas.core.noise.smooth import smooth_beta, smooth_mechanism
 from dpatlas.graph.exact.counting import common_neighbour_stats
 from dpatlas.graph.exact.triangle_sensitivity import sensitivity_ladder, smooth_sensitivity
@@ -32,9 +33,10 @@ def batched(method: str, n: int, epsilon: float = 1.0, **kw: Any) -> Callable[..
         if method == "global":
             values = np.full(size, stats.triangles)
             return discrete_laplace(values, sensitivity=n - 2, epsilon=epsilon, rng=rng).value
-        if method == "ladder":
+        if method in ("ladder", "piecewise"):
             ladder = sensitivity_ladder(stats, relaxed=relaxed)
-            return ladder_mechanism(
+            mechanism = ladder_mechanism if method == "ladder" else piecewise_ladder_mechanism
+            return mechanism(
                 stats.triangles,
                 ladder,
                 epsilon=epsilon,
@@ -71,3 +73,9 @@ def test_the_pairs_are_the_ones_described() -> None:
         for e in PAIRS["K2,4 +- hub edge"][:2]
     )
     assert (k24.triangles, k24.a_max, hubs.triangles) == (0, 4, 4)
+    k24, hubs = (
+        common_neighbour_stats(as_edge_graph(np.array(e), n=9))
+        for e in PAIRS["K2,4 +- hub edge, n = 9"][:2]
+    )
+    assert sensitivity_ladder(k24).tolist() == sensitivity_ladder(hubs).tolist()
+    assert sensitivity_ladder(k24).tolist() == [4, 4, 5, 5, 6, 6, 7]

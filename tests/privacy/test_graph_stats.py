@@ -49,6 +49,13 @@ CASES = {
     ),
     "kstar/ladder": (_wrap(kstar_count, 5, k=2, epsilon=1.0), STAR, STAR_PLUS, 0.0, 1_000),
     "kstar3/ladder": (_wrap(kstar_count, 5, k=3, epsilon=1.0), STAR, STAR_PLUS, 0.0, 1_000),
+    "kstar/piecewise": (
+        _wrap(kstar_count, 5, k=2, epsilon=1.0, method="piecewise"),
+        STAR,
+        STAR_PLUS,
+        0.0,
+        1_000,
+    ),
     "kstar/smooth": (
         _wrap(kstar_count, 5, k=2, epsilon=1.0, method="smooth", delta=1e-3),
         STAR,
@@ -56,8 +63,15 @@ CASES = {
         1e-3,
         1_500,
     ),
-    "clustering/ladder": (
+    "clustering/piecewise": (
         _wrap(clustering_coefficient, 5, epsilon=1.0),
+        STAR,
+        STAR_PLUS,
+        0.0,
+        600,
+    ),
+    "clustering/ladder": (
+        _wrap(clustering_coefficient, 5, epsilon=1.0, method="ladder"),
         STAR,
         STAR_PLUS,
         0.0,

@@ -20,6 +20,7 @@ import pytest
 
 from dpatlas.core import Budget, clipped_sum, discrete_laplace, gaussian, laplace
 from dpatlas.core.noise.ladder import ladder_mechanism
+from dpatlas.core.noise.piecewise_ladder import piecewise_ladder_mechanism
 from dpatlas.core.noise.smooth import smooth_mechanism
 from dpatlas.graph import kstar_count
 
@@ -62,17 +63,18 @@ def test_gaussian_far_beyond_the_grid_range() -> None:
     assert both_release(call, 1e300 - 1e284, 1e300) == [1e300 - 1e284, 1e300]
 
 
-@pytest.mark.parametrize("mechanism", ["discrete_laplace", "ladder", "smooth"])
+@pytest.mark.parametrize("mechanism", ["discrete_laplace", "ladder", "piecewise", "smooth"])
 def test_integer_answers_beyond_the_int64_range_are_clamped(mechanism: str) -> None:
-    # the limits were 2**62 (discrete Laplace) and 2**61 (ladder, smooth): refused at the limit,
+    # the limits were 2**62 (discrete Laplace) and 2**61 (ladders, smooth): refused at the limit,
     # released one below; now clamped to limit - 1, which moves no two answers further apart
     limit = 2**62 if mechanism == "discrete_laplace" else 2**61
 
     def call(x: int, budget: Budget) -> int:
         if mechanism == "discrete_laplace":
             return int(discrete_laplace(x, sensitivity=1, epsilon=1.0, rng=4, budget=budget).value)
-        if mechanism == "ladder":
-            rel = ladder_mechanism(x, [1], epsilon=1.0, global_sensitivity=1, rng=4, budget=budget)
+        if mechanism in ("ladder", "piecewise"):
+            mech = ladder_mechanism if mechanism == "ladder" else piecewise_ladder_mechanism
+            rel = mech(x, [1], epsilon=1.0, global_sensitivity=1, rng=4, budget=budget)
         else:
             rel = smooth_mechanism(x, 1.0, epsilon=1.0, delta=1e-6, rng=4, budget=budget)
         return int(rel.value)

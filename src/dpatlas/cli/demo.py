@@ -117,7 +117,7 @@ def _triangles(
 
     graph = read_edgelist(data / LESMIS, n=GRAPH_NODES)
     release = triangle_count(
-        graph, epsilon=TRIANGLE_EPSILON, method="ladder", budget=budget, rng=rng
+        graph, epsilon=TRIANGLE_EPSILON, method="piecewise", budget=budget, rng=rng
     )
     exact = triangle_count_exact(graph)
     report = triangle_report(release, exact=exact, source="Les Misérables (77 characters)")

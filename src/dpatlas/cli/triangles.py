@@ -26,7 +26,7 @@ __all__ = [
     "triangle_report",
 ]
 
-METHODS = ("ladder", "smooth", "global")
+METHODS = ("piecewise", "ladder", "smooth", "global")
 
 _EPILOG = """\
 examples:
@@ -38,8 +38,9 @@ Edge-DP: two graphs on the same public node set are neighbours when they differ 
 edge. The node count is public and required: give it with --nodes (every node, with or
 without an edge; ids in the file need not be 0..N-1). Without it nothing is read or spent:
 the nodes seen in the edge list depend on the data.
-Methods: ladder (pure ε, the most accurate), smooth (smooth sensitivity: pure ε with
-Cauchy noise, or (ε, δ) with --delta), global (Laplace at the global sensitivity n - 2).
+Methods: piecewise (pure ε, the most accurate: piecewise-Laplace noise over the sensitivity
+ladder), ladder (pure ε, Zhang et al. 2015), smooth (smooth sensitivity: pure ε with Cauchy
+noise, or (ε, δ) with --delta), global (Laplace at the global sensitivity n - 2).
 """
 
 
@@ -55,7 +56,9 @@ def add_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("edges", metavar="EDGES", type=Path, help="edge list (SNAP format, may be .gz)")
     p.add_argument("--epsilon", type=positive_float, default=1.0, help="privacy loss (default 1)")
-    p.add_argument("--method", choices=METHODS, default="ladder", help="mechanism (default ladder)")
+    p.add_argument(
+        "--method", choices=METHODS, default="piecewise", help="mechanism (default piecewise)"
+    )
     p.add_argument("--delta", type=float, default=0.0, help="δ for --method smooth (default 0)")
     p.add_argument(
         "--nodes",
@@ -68,8 +71,8 @@ def add_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         "--interval-epsilon",
         type=positive_float,
         metavar="E",
-        help="extra ε spent on a private bound on the noise size that gives ladder and smooth "
-        "releases a 95%% interval (global releases have one for free); what it buys: "
+        help="extra ε spent on a private bound on the noise size that gives piecewise, ladder "
+        "and smooth releases a 95%% interval (global releases have one for free); what it buys: "
         "docs/intervals-graphs.md",
     )
     p.set_defaults(func=run)

@@ -9,10 +9,11 @@ plus discrete Laplace noise of scale ``1/interval_epsilon`` (the statistic has e
 Triangles and 2-stars (:func:`steep_halfwidth`): the ladder (``LS(t)``, ``U(t)``, or the 2-star
 ladder ``min(GS, c_max + t)``) starts at the bounded statistic and climbs by 0 or 1 per step, so
 its release noise is stochastically below the steep ladder's from any upper bound
-(:mod:`dpatlas.core.noise.ladder_exact`); smooth noise grows with the steep ladder's smooth bound
-(:class:`~dpatlas.core.noise.smooth.SmoothSteep`). :mod:`dpatlas.core.interval` turns the noisy bound
-into a half-width whose coverage, over the count noise and the bound noise together, is
-certified to be at least the level for every graph.
+(:mod:`dpatlas.core.noise.ladder_exact`; for the piecewise ladder, whose widths are raised to
+its public floor, :class:`~dpatlas.core.noise.piecewise_exact.SteepPiecewise`); smooth noise
+grows with the steep ladder's smooth bound (:class:`~dpatlas.core.noise.smooth.SmoothSteep`).
+:mod:`dpatlas.core.interval` turns the noisy bound into a half-width whose coverage, over the
+count noise and the bound noise together, is certified to be at least the level for every graph.
 
 Larger stars (:func:`two_sided_halfwidth`): their ladder climbs faster than one per step, so the
 steep family does not apply. With ``h`` the ``γ/4`` one-sided quantile of the bound noise,
@@ -33,6 +34,8 @@ import numpy as np
 from dpatlas.core.interval import NoiseFamily, bound_rule
 from dpatlas.core.noise.discrete_laplace import rational_scale, upper_tail_bound
 from dpatlas.core.noise.ladder_exact import SteepLadder, ladder_halfwidth
+from dpatlas.core.noise.piecewise_exact import SteepPiecewise
+from dpatlas.core.noise.piecewise_ladder import default_floor
 from dpatlas.core.noise.smooth import SmoothSteep, smooth_bound, smooth_halfwidth
 from dpatlas.core.release import Release
 
@@ -85,6 +88,8 @@ def steep_family(meta: Any) -> NoiseFamily:
     gs, eps = int(meta["global_sensitivity"]), float(meta["count_epsilon"])
     if meta["method"] == "smooth":
         return SmoothSteep(gs, eps, float(meta["delta"]))
+    if meta["method"] == "piecewise":
+        return SteepPiecewise(gs, eps, int(meta["floor"]))
     return SteepLadder(gs, eps)
 
 
@@ -94,20 +99,27 @@ def interval_inputs(
     epsilon: float,
     interval_epsilon: float,
     delta: float = 0.0,
+    floor: int | None = None,
 ) -> dict[str, Any]:
     """The public facts :func:`steep_halfwidth` reads from a release's metadata.
+
+    ``floor`` is the piecewise release's public floor (default ``⌈4/ε⌉`` capped at ``GS``, as
+    the release uses it).
 
     Examples
     --------
     >>> steep_halfwidth(interval_inputs("ladder", 32, 1.0, 0.5), 0.9, 7).tolist()
     58
     """
+    if floor is None:
+        floor = min(default_floor(epsilon), global_sensitivity)
     return {
         "method": method,
         "global_sensitivity": global_sensitivity,
         "count_epsilon": epsilon,
         "interval_epsilon": interval_epsilon,
         "delta": delta,
+        "floor": floor,
     }
 
 

@@ -59,7 +59,7 @@ def check_count_noise(
     if method == "global":
         check_scales(global_sensitivity, epsilon)
         return
-    if method == "ladder":
+    if method in ("ladder", "piecewise"):  # the piecewise rate is >= ε/2: 1/rate <= 2/ε
         step_scale(epsilon)
     else:
         smooth_scale(global_sensitivity, epsilon, delta)

@@ -8,15 +8,15 @@ when ``W = 0`` (networkx's convention). Budget split: ``triangle_share · ε`` r
 ``(ε + interval_epsilon, δ)``-DP, and the ratio ``min(1, max(0, 3T̂) / max(Ŵ, 1))`` is
 post-processing. The budget is checked, then debited once for the total before any noise.
 
-Interval. When both parts have one (``method="global"``, or ``interval_epsilon`` for ladder
-and smooth), each part's interval is taken at level ``sqrt(level)``. The two parts draw
+Interval. When both parts have one (``method="global"``, or ``interval_epsilon`` for piecewise,
+ladder and smooth), each part's interval is taken at level ``sqrt(level)``. The two parts draw
 independent noise (counts and bought bounds), so both cover with probability
 ``>= sqrt(level)² = level``, and then ``C ∈ [3 max(T_lo, 0) / W_hi, 3 T_hi / W_lo]`` (clipped to
 ``[0, 1]``; the upper end is 1 when ``W_lo <= 0`` and the interval is ``[0, 1]`` when
 ``W_hi <= 0``), because ``3T/W`` grows with ``T`` and falls with ``W``. The released value
 ``min(1, max(0, 3T̂) / max(Ŵ, 1))`` always lies inside, since ``T_lo <= T̂ <= T_hi`` and
-``W_lo <= Ŵ <= W_hi``. Coverage is "noise and bound" for ladder and smooth (marginal over all
-the noise, every graph) and "noise only" for global; ``metadata["interval"]`` says which.
+``W_lo <= Ŵ <= W_hi``. Coverage is "noise and bound" for piecewise, ladder and smooth (marginal
+over all the noise, every graph) and "noise only" for global; ``metadata["interval"]`` says which.
 
 Average local clustering ``(1/n) Σ_v t_v / C(d_v, 2)`` is not offered: flipping ``{u, w}``
 changes the coefficient of every common neighbour of ``u`` and ``w`` (a degree-2 common neighbour
@@ -92,7 +92,7 @@ def clustering_coefficient(
     *,
     epsilon: float,
     delta: float = 0.0,
-    method: str = "ladder",
+    method: str = "piecewise",
     triangle_share: float = 0.5,
     budget: Budget | None = None,
     rng: RngLike = None,
@@ -110,8 +110,9 @@ def clustering_coefficient(
         Privacy cost of the two counts together, > 0.
     delta : float, default 0.0
         Only for ``method="smooth"``; split in half between the counts.
-    method : {"ladder", "smooth", "global"}
-        Mechanism of both counts (see :func:`~dpatlas.graph.triangles.triangle_count`).
+    method : {"piecewise", "ladder", "smooth", "global"}
+        Mechanism of both counts (see :func:`~dpatlas.graph.triangles.triangle_count`; the
+        wedges are 2-stars, whose ladder suits the piecewise method too).
     triangle_share : float, default 0.5
         Fraction of ``epsilon`` (in (0, 1)) spent on the triangles; the rest on the wedges.
     budget : Budget, optional
@@ -123,7 +124,8 @@ def clustering_coefficient(
         Public number of nodes; an edge array needs it (or ``nodes``): without either the
         release is refused before anything is spent.
     interval_epsilon : float, optional
-        Extra ε (half per count) that makes ``confidence_interval()`` work for ladder/smooth.
+        Extra ε (half per count) that makes ``confidence_interval()`` work for
+        piecewise/ladder/smooth.
     nodes : array-like of int, optional
         Public node ids, for an edge array (every endpoint must be one of them).
 

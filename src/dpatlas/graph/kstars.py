@@ -1,4 +1,4 @@
-"""Private k-star counts under edge-DP: ladder (default), smooth sensitivity or global.
+"""Private k-star counts under edge-DP: ladder (default), piecewise (k = 2), smooth or global.
 
 The count ``Σ_v C(d_v, k)``, its ladder ``LS⁽ˢ⁾`` and the interval bounds are derived and proved
 in :mod:`dpatlas.graph.exact.kstar_sensitivity`; the noise comes unchanged from :mod:`dpatlas.core.noise.ladder`,
@@ -6,6 +6,11 @@ in :mod:`dpatlas.graph.exact.kstar_sensitivity`; the noise comes unchanged from 
 ``GS = 2 C(n-2, k-1)`` (both endpoints of the flipped edge at degree ``n - 2`` otherwise).
 When ``GS = 0`` (``n <= k``) every graph on the node set has no k-star: 0 is released exactly
 (the budget is still debited as asked) with interval ``(0, 0)``.
+
+``method="piecewise"`` (:mod:`dpatlas.core.noise.piecewise_ladder`) needs a ladder that grows by
+at most 1 per rung, condition (L3). For ``k = 2`` the ladder is ``min(e_i + e_j + t, 2(n - 2))``
+maximised over pairs, which does; for ``k >= 3`` one step adds up to ``C(d, k - 2)``, so the
+method is refused there (before the graph is read).
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from dpatlas.core.noise.discrete_laplace import (
     sample_discrete_laplace,
 )
 from dpatlas.core.noise.ladder import ladder_mechanism
+from dpatlas.core.noise.piecewise_ladder import piecewise_ladder_mechanism
 from dpatlas.core.noise.smooth import smooth_beta, smooth_bound, smooth_mechanism
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike
@@ -103,9 +109,10 @@ def kstar_count(
         Privacy cost of the count, > 0.
     delta : float, default 0.0
         Only for ``method="smooth"``: 0 is pure ε (discrete Cauchy), ``> 0`` is (ε, δ).
-    method : {"ladder", "smooth", "global"}
-        Ladder mechanism on the exact ``LS⁽ˢ⁾`` (pure ε, most accurate), smooth sensitivity,
-        or discrete Laplace at ``GS = 2 C(n-2, k-1)``.
+    method : {"ladder", "piecewise", "smooth", "global"}
+        Ladder mechanism on the exact ``LS⁽ˢ⁾`` (pure ε), the piecewise ladder on the same
+        ``LS⁽ˢ⁾`` (pure ε, the most accurate; ``k = 2`` only), smooth sensitivity, or
+        discrete Laplace at ``GS = 2 C(n-2, k-1)``.
     budget : Budget, optional
         Checked before the graph is read, debited once (``epsilon + interval_epsilon``,
         ``delta``) before any noise is drawn.
@@ -117,7 +124,8 @@ def kstar_count(
     interval_epsilon : float, optional
         Extra ε for a private bound (on ``c_max``, the ladder's start, for ``k = 2``; on the
         largest degree for ``k >= 3``) that makes ``confidence_interval()`` work for the
-        ladder and smooth methods; ``metadata["interval"]`` says what the interval covers.
+        piecewise, ladder and smooth methods; ``metadata["interval"]`` says what the interval
+        covers.
     nodes : array-like of int, optional
         Public node ids, for an edge array (every endpoint must be one of them).
 
@@ -141,6 +149,11 @@ def kstar_count(
     k = check_k(k)
     eps, d = check_epsilon(epsilon), check_delta(delta)
     extra = _checked(method, d, False, interval_epsilon)  # same rules as triangle_count
+    if method == "piecewise" and k != 2:
+        raise ValueError(
+            f"method='piecewise' needs a ladder that grows by at most 1 per step, which the "
+            f"k-star ladder does only for k = 2, got k={k}; use method='ladder'"
+        )
     name, total = f"kstar_count/{method}", eps + extra
     rho = None if d > 0 else (eps**2 + extra**2) / 2
     src, g = _open_release(graph, n, nodes, rng, budget, total, d, release=name, rho=rho)
@@ -158,6 +171,9 @@ def kstar_count(
         rel = discrete_laplace(exact, sensitivity=gs, epsilon=eps, rng=src, mechanism=name)
     elif method == "ladder":
         rel = ladder_mechanism(exact, ladder, epsilon=eps, global_sensitivity=gs, rng=src)
+    elif method == "piecewise":
+        rel = piecewise_ladder_mechanism(exact, ladder, epsilon=eps, global_sensitivity=gs, rng=src)
+        meta["floor"] = rel.metadata["floor"]
     else:
         beta = smooth_beta(eps, d)
         meta.update(beta=beta, delta=d)

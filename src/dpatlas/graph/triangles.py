@@ -1,4 +1,4 @@
-"""Private triangle counts under edge-DP: the ladder mechanism (default), smooth sensitivity, global.
+"""Private triangle counts under edge-DP: piecewise ladder (default), ladder, smooth, global.
 
 Neighbours (:class:`~dpatlas.graph.adjacency.EdgeAdjacency`): graphs on the *same public node
 set* that differ in one edge. The node count ``n`` is part of the query, not of the data: give
@@ -8,27 +8,32 @@ anything is spent (:func:`~dpatlas.graph.edges.public_graph`): the number of nod
 edge is data, and a release on it is not edge-DP.
 
 The exact count ``T``, the sensitivity ladder ``LS(t)`` (or its relaxation ``U(t)``) and the
-smooth sensitivity come from :mod:`dpatlas.graph.exact.counting` and :mod:`dpatlas.graph.exact.triangle_sensitivity`;
-the noise comes from :mod:`dpatlas.core.noise.ladder`, :mod:`dpatlas.core.noise.smooth` and
-:mod:`dpatlas.core.noise.discrete_laplace`. Noise scaled to the observed local sensitivity is never
-offered: it is not private (:func:`sensitivity_report` shows it, labelled NOT private).
+smooth sensitivity come from :mod:`dpatlas.graph.exact.counting` and
+:mod:`dpatlas.graph.exact.triangle_sensitivity`; the noise comes from
+:mod:`dpatlas.core.noise.piecewise_ladder`, :mod:`dpatlas.core.noise.ladder`,
+:mod:`dpatlas.core.noise.smooth` and :mod:`dpatlas.core.noise.discrete_laplace`. Noise scaled to
+the observed local sensitivity is never offered: it is not private (:func:`sensitivity_report`
+shows it, labelled NOT private).
 
 Intervals. The global method's interval is the core's: the exact discrete Laplace quantile at
-the public scale ``(n-2)/ε``, free ("noise only"). The ladder and smooth noise scales depend on
-the graph, so their releases carry no scale and ``confidence_interval()`` raises, unless
-``interval_epsilon`` buys a private bound: ``â = a_max + Z``, ``Z`` discrete Laplace of scale
-``1/interval_epsilon``. ``a_max`` (the most common neighbours of any pair) has edge sensitivity
-1: flipping ``{u, v}`` changes ``a_ij = Σ_k x_ik x_jk`` only through the one term with
-``{i, k}`` or ``{j, k}`` equal to ``{u, v}``, so each ``a_ij``, hence the maximum, moves by at
-most 1; the pair ``(count, â)`` is ``(ε + interval_epsilon)``-DP. Both ladders (``LS(t)`` and
+the public scale ``(n-2)/ε``, free ("noise only"). The piecewise, ladder and smooth noise scales
+depend on the graph, so their releases carry no scale and ``confidence_interval()`` raises,
+unless ``interval_epsilon`` buys a private bound: ``â = a_max + Z``, ``Z`` discrete Laplace of
+scale ``1/interval_epsilon``. ``a_max`` (the most common neighbours of any pair) has edge
+sensitivity 1: flipping ``{u, v}`` changes ``a_ij = Σ_k x_ik x_jk`` only through the one term
+with ``{i, k}`` or ``{j, k}`` equal to ``{u, v}``, so each ``a_ij``, hence the maximum, moves by
+at most 1; the pair ``(count, â)`` is ``(ε + interval_epsilon)``-DP. Both ladders (``LS(t)`` and
 the relaxed ``U(t)``) start at ``a_max`` and climb by 0 or 1 per step (each pair's term
 ``min(a + t, ⌊(t + c)/2⌋)`` does, and so does a maximum of such terms), so by the insertion
-lemma of :mod:`dpatlas.core.noise.ladder_exact` the ladder noise is stochastically below that of the
-steep ladder ``min(n-2, A + t)`` for any ``A >= a_max``, and the smooth bound is below the steep
-ladder's. The interval is ``value ± h(â)``, ``h`` the worst noise quantile at ``â`` plus a margin,
-with the margin certified by :mod:`dpatlas.core.interval` so that the coverage, over the count
-noise and ``Z`` together, is at least the level for every graph ("noise and bound"; post-processing
-of ``â``, the release and public values). ``metadata["interval"]`` says so.
+lemma of :mod:`dpatlas.core.noise.ladder_exact` the ladder noise is stochastically below that of
+the steep ladder ``min(n-2, A + t)`` for any ``A >= a_max``, and the smooth bound is below the
+steep ladder's; the piecewise noise, whose widths are those ladders raised to the public floor,
+is below the steep ladder's raised alike (the lemma of
+:class:`~dpatlas.core.noise.piecewise_exact.SteepPiecewise`). The interval is ``value ± h(â)``,
+``h`` the worst noise quantile at ``â`` plus a margin, with the margin certified by
+:mod:`dpatlas.core.interval` so that the coverage, over the count noise and ``Z`` together, is at
+least the level for every graph ("noise and bound"; post-processing of ``â``, the release and
+public values). ``metadata["interval"]`` says so.
 
 Graphs with ``n < 3`` have no triangles and ``LS(t) = 0`` for all ``t``: the answer 0 is the
 same for every graph on that node set, so it is released exactly (the budget is still debited
@@ -46,6 +51,7 @@ from dpatlas.core.noise.discrete_laplace import (
     sample_discrete_laplace,
 )
 from dpatlas.core.noise.ladder import ladder_mechanism
+from dpatlas.core.noise.piecewise_ladder import piecewise_ladder_mechanism
 from dpatlas.core.noise.smooth import smooth_beta, smooth_mechanism
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike, get_source
@@ -62,7 +68,7 @@ from dpatlas.graph.input.edgegraph import as_edge_graph
 
 __all__ = ["METHODS", "TriangleRelease", "triangle_count"]
 
-METHODS = ("ladder", "smooth", "global")
+METHODS = ("piecewise", "ladder", "smooth", "global")
 
 
 class TriangleRelease(BoundedRelease):
@@ -98,7 +104,7 @@ def triangle_count(
     *,
     epsilon: float,
     delta: float = 0.0,
-    method: str = "ladder",
+    method: str = "piecewise",
     budget: Budget | None = None,
     rng: RngLike = None,
     n: int | None = None,
@@ -119,9 +125,12 @@ def triangle_count(
     delta : float, default 0.0
         Only for ``method="smooth"``: 0 gives pure ε-DP (discrete Cauchy noise, β = ε/6),
         ``delta > 0`` (ε, δ)-DP (discrete Laplace noise, scale ``2S/ε``).
-    method : {"ladder", "smooth", "global"}
-        ``"ladder"`` (Zhang et al., SIGMOD 2015; pure ε; the most accurate), ``"smooth"``
-        (Nissim–Raskhodnikova–Smith 2007), ``"global"`` (discrete Laplace at ``n - 2``).
+    method : {"piecewise", "ladder", "smooth", "global"}
+        ``"piecewise"`` (pure ε; the most accurate: piecewise-Laplace noise over the same
+        ladder with a floored normalizer, :mod:`dpatlas.core.noise.piecewise_ladder`; measured
+        in ``docs/triangles.md``), ``"ladder"`` (Zhang et al., SIGMOD 2015; pure ε),
+        ``"smooth"`` (Nissim–Raskhodnikova–Smith 2007), ``"global"`` (discrete Laplace at
+        ``n - 2``).
     budget : Budget, optional
         Checked before counting, debited once (``epsilon + interval_epsilon``, ``delta``)
         before any noise is drawn; an overspend raises and spends nothing.
@@ -136,7 +145,7 @@ def triangle_count(
         Use the cheaper ladder ``U(t) = min(n-2, a_max + t, ⌊(t + c_max)/2⌋) >= LS(t)``.
     interval_epsilon : float, optional
         Extra ε for a private bound on ``a_max`` that makes ``confidence_interval()`` work for
-        the ladder and smooth methods (module docstring); without it they raise. The interval
+        the piecewise, ladder and smooth methods (module docstring); without it they raise. The interval
         nears the noise's own quantile as ``interval_epsilon * a_max`` grows; what a given
         ``interval_epsilon`` buys is measured in ``docs/intervals-graphs.md``.
     backend : {"memory", "dask"}, default "memory"
@@ -153,8 +162,9 @@ def triangle_count(
     -------
     TriangleRelease
         ``value`` (int), ``epsilon``, ``delta``, ``mechanism`` (``"triangle_count/<method>"``);
-        ``scale`` and ``sensitivity`` are None for ladder and smooth (data-dependent);
-        ``metadata`` holds public facts only (method, n, β, δ, relaxed, interval bound) and
+        ``scale`` and ``sensitivity`` are None for piecewise, ladder and smooth
+        (data-dependent); ``metadata`` holds public facts only (method, n, β, δ, relaxed, the
+        piecewise floor, interval bound) and
         ``metadata["interval"]``: what ``confidence_interval()`` covers and how.
 
     Examples
@@ -162,8 +172,8 @@ def triangle_count(
     >>> import networkx as nx
     >>> G = nx.karate_club_graph()  # 45 triangles
     >>> rel = triangle_count(G, epsilon=1.0, rng=3)
-    >>> rel.mechanism, rel.epsilon, rel.scale, rel.metadata["n"]
-    ('triangle_count/ladder', 1.0, None, 34)
+    >>> rel.mechanism, rel.epsilon, rel.scale, rel.metadata["n"], rel.metadata["floor"]
+    ('triangle_count/piecewise', 1.0, None, 34, 4)
     >>> rel = triangle_count(G, epsilon=1.0, interval_epsilon=0.25, rng=3)
     >>> low, high = rel.confidence_interval(0.9)
     >>> rel.epsilon, low <= rel.value <= high
@@ -174,7 +184,7 @@ def triangle_count(
     >>> triangle_count([(0, 1), (1, 2), (2, 0)], epsilon=1.0)  # no public node set
     Traceback (most recent call last):
     ...
-    ValueError: triangle_count/ladder needs the public node set, ... pass n=<number of nodes> ...
+    ValueError: triangle_count/piecewise needs the public node set, ... pass n=<number of nodes> ...
     """
     eps, d = check_epsilon(epsilon), check_delta(delta)
     extra = _checked(method, d, relaxed, interval_epsilon)
@@ -219,6 +229,10 @@ def triangle_count(
         meta["constant"] = True
     elif stats is None:
         rel = discrete_laplace(exact, sensitivity=gs, epsilon=eps, rng=src, mechanism=name)
+    elif method == "piecewise":
+        ladder = sensitivity_ladder(stats, relaxed=relaxed)
+        rel = piecewise_ladder_mechanism(exact, ladder, epsilon=eps, global_sensitivity=gs, rng=src)
+        meta.update(relaxed=relaxed, floor=rel.metadata["floor"])
     elif method == "ladder":
         meta["relaxed"] = relaxed
         ladder = sensitivity_ladder(stats, relaxed=relaxed)
