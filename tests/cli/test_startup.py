@@ -6,13 +6,16 @@ import inspect
 import subprocess
 import sys
 
-from dpatlas.cli.heatmap import DEFAULT_METHOD, METHOD_NAMES
+from dpatlas.cli.heatmap import DEFAULT_METHOD, DEFAULT_TARGET, METHOD_NAMES, TARGET_NAMES
 from dpatlas.spatial import METHODS, heatmap
+from dpatlas.spatial.methods.auto import TARGETS
 
 
 def test_method_choices_are_the_registered_methods_and_default():
     assert tuple(sorted(METHODS)) == METHOD_NAMES
     assert inspect.signature(heatmap).parameters["method"].default == DEFAULT_METHOD
+    assert TARGETS == TARGET_NAMES
+    assert inspect.signature(heatmap).parameters["target"].default == DEFAULT_TARGET
 
 
 def test_help_does_not_import_geopandas_or_scipy():

@@ -75,3 +75,47 @@ def test_adaptive_heatmaps_pass_with_many_runs(method: str) -> None:
     extra = _with(1_000.0, 2_000.0)
     result = audit(method_map(method), SITES, extra, epsilon=1.0, samples=5_000, rng=44)
     assert result.passed
+
+
+# The default map (target="cells"): the uniform release and its per-cell posterior medians. The
+# median step only runs on maps of >= 100 cells, so these audits use a 10 x 10 grid, and the
+# output audited is the whole map: the raw counts and the published estimate side by side.
+CELLS_GRID = Grid.from_bounds((0, 0, 10_000, 10_000), cell_size=1_000, crs="EPSG:3035")
+_gen = np.random.default_rng(0)
+CELLS_SITES = (_gen.uniform(0, 10_000, 60), _gen.uniform(0, 10_000, 60))
+CELLS_EXTRA = (np.append(CELLS_SITES[0], 1_000.0), np.append(CELLS_SITES[1], 2_000.0))
+
+
+def cells_map(sites: Any, *, rng: np.random.Generator) -> np.ndarray:
+    hm = heatmap(sites, CELLS_GRID, epsilon=1.0, crs="EPSG:3035", rng=rng)
+    assert hm.steps == ("empirical_bayes",)  # the new path really runs
+    return np.r_[hm.release.value, hm.estimate]
+
+
+def twice_epsilon_cells_map(sites: Any, *, rng: np.random.Generator) -> np.ndarray:
+    """The same pipeline with noise for ε = 2 while claiming 1: the audit must catch it."""
+    from dpatlas.core.noise.discrete_laplace import discrete_laplace
+    from dpatlas.spatial import Heatmap, bin_points, empirical_bayes
+
+    counts = bin_points(CELLS_GRID, *sites).ravel()
+    release = discrete_laplace(counts, sensitivity=1, epsilon=2.0, rng=rng)
+    hm = empirical_bayes(Heatmap(grid=CELLS_GRID, release=release))
+    return np.r_[hm.release.value, hm.estimate]
+
+
+def test_default_cells_map_passes_and_the_same_audit_catches_a_twofold_violation() -> None:
+    """1,000 runs per input (~10 s): enough to reject the ε = 2 version (ε_lb ≈ 1.7 > 1)."""
+    result = audit(cells_map, CELLS_SITES, CELLS_EXTRA, epsilon=1.0, samples=1_000, rng=45)
+    assert result.passed
+    broken = audit(
+        twice_epsilon_cells_map, CELLS_SITES, CELLS_EXTRA, epsilon=1.0, samples=1_000, rng=45
+    )
+    assert not broken.passed
+    assert broken.epsilon_lb > 1.2
+
+
+@pytest.mark.slow
+def test_default_cells_map_passes_with_many_runs() -> None:
+    result = audit(cells_map, CELLS_SITES, CELLS_EXTRA, epsilon=1.0, samples=10_000, rng=46)
+    assert result.passed
+    assert result.epsilon_lb > 0.6

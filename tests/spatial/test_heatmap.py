@@ -105,6 +105,7 @@ def test_outside_sites_dropped_and_never_reported():
     # The metadata holds public facts only: no count of kept, dropped or bounded sites.
     assert set(hm.release.metadata) == {
         "method",
+        "target",
         "max_sites_per_individual",
         "relation",
         "individual_column",

@@ -99,6 +99,7 @@ def test_galapagos_penguins_end_to_end(shared_datasets, tmp_path):
         sites,
         grid,
         method="uniform",
+        target="regions",
         epsilon=0.5,
         budget=budget,
         rng=11,

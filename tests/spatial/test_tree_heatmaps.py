@@ -246,11 +246,12 @@ def test_pycnophylactic_default_runs_until_a_round_moves_almost_nothing():
 )
 def test_auto_rule_reads_public_inputs_only(side, n_sites, eps, expected):
     grid = sp.Grid.from_bounds((0, 0, side, side), cell_size=1, crs=CRS)
-    assert choose_method(grid, eps, n_sites) == expected
+    assert choose_method(grid, eps, n_sites, target="regions") == expected
+    assert choose_method(grid, eps, n_sites, target="cells") == "uniform"
 
 
 def test_auto_releases_the_chosen_method_and_records_it():
-    fine = sp.heatmap(_sites(), GRID, epsilon=1.0, method="auto", crs=CRS, rng=7)
+    fine = sp.heatmap(_sites(), GRID, epsilon=1.0, target="regions", crs=CRS, rng=7)
     options = {"tree_fraction": 1 / 3, "theta_levels": 1.5}
     same = sp.heatmap(
         _sites(), GRID, epsilon=1.0, method="privtree", method_options=options, crs=CRS, rng=7
@@ -261,9 +262,17 @@ def test_auto_releases_the_chosen_method_and_records_it():
     assert split["theta"] == pytest.approx(-1.5 * split["delta"], abs=1 / split["lattice"])
     np.testing.assert_array_equal(fine.estimate, same.estimate)
     coarse = sp.Grid.from_bounds((0, 0, 64, 64), cell_size=16, crs=CRS)
-    hm = sp.heatmap(_sites(), coarse, epsilon=1.0, method="auto", crs=CRS, rng=7)
+    hm = sp.heatmap(_sites(), coarse, epsilon=1.0, target="regions", crs=CRS, rng=7)
     assert hm.release.mechanism == "heatmap/uniform"
     assert hm.release.metadata["auto_choice"] == "uniform"
+    assert (hm.release.metadata["target"], hm.steps) == ("regions", ())
+    cells = sp.heatmap(_sites(), GRID, epsilon=1.0, crs=CRS, rng=7)
+    assert cells.release.mechanism == "heatmap/uniform"
+    assert (cells.release.metadata["target"], cells.release.metadata["auto_choice"]) == (
+        "cells",
+        "uniform",
+    )
+    assert cells.steps == ("empirical_bayes",)
     with pytest.raises(ValueError, match="n_sites must be a public number"):
         sp.heatmap(
             _sites(), GRID, epsilon=1, method="auto", method_options={"n_sites": -1}, crs=CRS

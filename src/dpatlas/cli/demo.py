@@ -97,7 +97,7 @@ def _heatmaps(data: Path, out: Path, budget: Budget, rng: RngLike, result: DemoR
         )
         result.files[f"{name}.gpkg"] = write_heatmap(hm, out / f"{name}.gpkg")
         maps.append(hm)
-        total = round(float(hm.estimate.sum()))
+        total = max(round(float(hm.release.value.sum())), 0)  # the release's own total
         lines.append(
             f"  {method:<9} epsilon={HEATMAP_EPSILON:g}  {hm.release.mechanism:<18} noisy total "
             f"{total} deaths (exact {len(deaths)})"

@@ -49,6 +49,10 @@ building the parser (``dpatlas --help``, ``dpatlas triangles``) does not import 
 stack (geopandas, scipy); a test keeps the two equal."""
 DEFAULT_METHOD = "auto"
 """``--method`` default: the default of :func:`dpatlas.spatial.heatmap` (a test checks it)."""
+TARGET_NAMES = ("cells", "regions")
+"""``--target`` choices: :data:`dpatlas.spatial.methods.auto.TARGETS` (a test keeps them equal)."""
+DEFAULT_TARGET = "cells"
+"""``--target`` default: the default of :func:`dpatlas.spatial.heatmap` (a test checks it)."""
 
 
 def add_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
@@ -85,6 +89,13 @@ def add_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         choices=METHOD_NAMES,
         default=DEFAULT_METHOD,
         help=f"release method (default {DEFAULT_METHOD}: as dpatlas.spatial.heatmap)",
+    )
+    p.add_argument(
+        "--target",
+        choices=TARGET_NAMES,
+        default=DEFAULT_TARGET,
+        help="the question the map answers: counts per cell and hotspots (default), or counts "
+        "in regions; the method and the estimate follow it",
     )
     p.add_argument("--individual-column", metavar="COL", help="column naming each site's owner")
     p.add_argument(
@@ -285,6 +296,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
                 grid,
                 epsilon=args.epsilon,
                 method=args.method,
+                target=args.target,
                 budget=budget,
                 rng=args.seed,
                 individual_column=args.individual_column,

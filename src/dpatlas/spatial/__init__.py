@@ -4,10 +4,13 @@ A public grid (extent, cell size, projected CRS, chosen by the user) is laid ove
 area; :func:`heatmap` releases the counts of its cells for a cost of ε for the whole map. The
 ``"uniform"`` method adds discrete Laplace noise at ``k/ε`` to every cell (parallel
 composition); ``"privtree"`` and ``"adaptive"`` release counts of data-dependent blocks of cells,
-far more accurate when sites are few per cell (docs/dpbench.md); ``"auto"`` (the default) picks
-one from public inputs. The :class:`Heatmap` result keeps the raw noisy counts and offers
-post-processing (non-negative totals-preserving counts, least squares over a tree, suppression
-flags, region queries) and exports (GeoDataFrame, GeoPackage, GeoJSON, GeoTIFF, matplotlib).
+far more accurate for counts in regions when sites are few per cell (docs/dpbench.md);
+``"auto"`` (the default) picks one from public inputs for the question, ``target="cells"``
+(the default: per-cell counts and hotspots; the uniform grid read through per-cell posterior
+medians, :func:`empirical_bayes`) or ``target="regions"`` (docs/cells.md). The :class:`Heatmap`
+result keeps the raw noisy counts and offers post-processing (non-negative totals-preserving
+counts, least squares over a tree, suppression flags, region queries) and exports
+(GeoDataFrame, GeoPackage, GeoJSON, GeoTIFF, matplotlib).
 
 Examples
 --------
@@ -17,8 +20,10 @@ Examples
 >>> rng = np.random.default_rng(0)
 >>> xy = (rng.uniform(0, 10_000, 500), rng.uniform(0, 10_000, 500))
 >>> hm = sp.heatmap(xy, grid, epsilon=0.5, crs="EPSG:3035", rng=1)
->>> hm.counts.shape, hm.release.mechanism, hm.release.metadata["auto_choice"]
-((10, 10), 'heatmap/privtree', 'privtree')
+>>> hm.counts.shape, hm.release.mechanism, hm.steps
+((10, 10), 'heatmap/uniform', ('empirical_bayes',))
+>>> sp.heatmap(xy, grid, epsilon=0.5, target="regions", crs="EPSG:3035", rng=1).release.mechanism
+'heatmap/privtree'
 >>> sp.heatmap(xy, grid, epsilon=0.5, method="uniform", crs="EPSG:3035", rng=1).release.scale
 2.0
 """
@@ -29,6 +34,7 @@ from dpatlas.spatial.grid import DEFAULT_MAX_CELLS, Grid
 from dpatlas.spatial.heatmap import heatmap
 from dpatlas.spatial.io import read_csv_points, read_gbif, read_sites
 from dpatlas.spatial.methods import METHODS, SiteCounts, adaptive, auto, privtree, register_method  # noqa: F401  (register the methods)
+from dpatlas.spatial.products.denoise import empirical_bayes
 from dpatlas.spatial.products.postprocess import consistent, nonnegative, suppress
 from dpatlas.spatial.products.query import RegionEstimate, region_query
 from dpatlas.spatial.products.result import Heatmap
@@ -47,6 +53,7 @@ __all__ = [
     "bin_points",
     "cell_of",
     "consistent",
+    "empirical_bayes",
     "estimate_n_sites",
     "heatmap",
     "nonnegative",

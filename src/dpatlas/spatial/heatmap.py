@@ -11,7 +11,9 @@ the whole vector ε-DP: parallel composition, one debit of ε for the map (see
 :func:`~dpatlas.spatial.methods.uniform`). The number of dropped sites is never reported.
 The multi-level methods prove their own cost (sequential composition of a tree or a
 noisy N and two levels, each debited once in total before noise; see their modules), and
-:func:`~dpatlas.spatial.products.postprocess.consistent` reads their release only. With
+:func:`~dpatlas.spatial.products.postprocess.consistent` reads their release only. ``target``
+is public (it chooses the method and the post-processing), and
+:func:`~dpatlas.spatial.products.denoise.empirical_bayes` reads the release only. With
 ``backend=`` the same exact counts are computed elsewhere (:mod:`dpatlas.spatial.backends`);
 the debit and the noise stay here.
 """
@@ -31,6 +33,8 @@ from dpatlas.spatial.backends import SITE_COUNTS
 from dpatlas.spatial.binning import bin_points
 from dpatlas.spatial.grid import Grid
 from dpatlas.spatial.methods import METHODS, SiteCounts, check_options
+from dpatlas.spatial.methods.auto import check_target
+from dpatlas.spatial.products.denoise import empirical_bayes
 from dpatlas.spatial.products.postprocess import consistent
 from dpatlas.spatial.products.result import Heatmap
 from dpatlas.spatial.sites import bound_contributions, individual_ids, site_coordinates
@@ -82,6 +86,7 @@ def heatmap(
     *,
     epsilon: float,
     method: str = "auto",
+    target: str = "cells",
     method_options: Mapping[str, Any] | None = None,
     budget: Budget | None = None,
     rng: RngLike = None,
@@ -110,8 +115,18 @@ def heatmap(
         ``"privtree"`` (:mod:`~dpatlas.spatial.methods.privtree`) release counts of data-dependent
         blocks of cells, far more accurate when sites are few per cell (docs/dpbench.md);
         their maps are post-processed by :func:`~dpatlas.spatial.products.postprocess.consistent`.
-        ``"auto"`` picks one from public inputs only (:mod:`~dpatlas.spatial.methods.auto`): uniform
-        on grids of at most 16 cells (or dense ones, given a public ``n_sites``), else PrivTree.
+        ``"auto"`` picks one for the ``target`` from public inputs only
+        (:mod:`~dpatlas.spatial.methods.auto`): uniform for ``"cells"``; for ``"regions"`` uniform on
+        grids of at most 16 cells (or dense ones, given a public ``n_sites``), else PrivTree.
+    target : {"cells", "regions"}, default "cells"
+        The question the map is built for, recorded as ``metadata["target"]``. ``"cells"``:
+        how many sites in each cell, where the hotspots are (what a map shows). A one-level
+        release's ``estimate`` is then the per-cell posterior median
+        (:func:`~dpatlas.spatial.products.denoise.empirical_bayes`). ``"regions"``: how many
+        sites in rectangles and polygons; ``"auto"`` then releases a tree where that is more
+        accurate (docs/dpbench.md), and a one-level ``estimate`` is the raw counts (unbiased
+        sums). Either way :meth:`Heatmap.query` answers regions from the release with an
+        interval, and ``release.value`` keeps the raw counts. docs/cells.md compares both.
     method_options : mapping, optional
         Keyword options of the method, e.g. ``{"tree_fraction": 0.5}`` for ``"privtree"`` or
         ``{"n_sites": 12_000}`` (a public number of sites) for ``"adaptive"``.
@@ -144,7 +159,9 @@ def heatmap(
     -------
     Heatmap
         Raw noisy counts (``release.value``), the release, the grid; post-process from there.
-        For a multi-level method ``estimate`` is already :func:`~dpatlas.spatial.products.postprocess.consistent`.
+        For a multi-level method ``estimate`` is already
+        :func:`~dpatlas.spatial.products.postprocess.consistent`; for a one-level one it is the
+        posterior median (``target="cells"``) or the raw counts.
 
     Notes
     -----
@@ -158,8 +175,11 @@ def heatmap(
     >>> hm = heatmap((x, y), g, epsilon=1.0, crs="EPSG:3035", rng=0)
     >>> hm.counts.shape, hm.release.epsilon, hm.release.mechanism, hm.release.seeded
     ((3, 4), 1.0, 'heatmap/uniform', True)
+    >>> hm.release.metadata["target"], hm.release.metadata["auto_choice"]
+    ('cells', 'uniform')
     """
     eps = check_epsilon(epsilon)
+    target = check_target(target)
     elsewhere = SITE_COUNTS.on(backend)  # the same counts, e.g. on Dask (dpatlas.dask)
     options = check_options(method, method_options)
     adj = _adjacency(adjacency, max_sites_per_individual)
@@ -172,10 +192,13 @@ def heatmap(
         )
     else:
         data = site_counts(sites, grid, adj, source, crs=crs, individual_column=individual_column)
+    if method == "auto":
+        options["target"] = target
     release = METHODS[method](data, grid, epsilon=eps, source=source, budget=budget, **options)
     metadata = {
         **release.metadata,
         "method": method,
+        "target": target,
         "max_sites_per_individual": adj.max_sites_per_individual,
         "relation": adj.relation,
         "individual_column": individual_column if isinstance(individual_column, str) else None,
@@ -188,5 +211,7 @@ def heatmap(
         },
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
-    release = dataclasses.replace(release, metadata=metadata)
-    return consistent(Heatmap(grid=grid, release=release))
+    result = Heatmap(grid=grid, release=dataclasses.replace(release, metadata=metadata))
+    if result.hierarchy is not None:
+        return consistent(result)
+    return empirical_bayes(result) if target == "cells" else result

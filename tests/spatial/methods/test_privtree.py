@@ -308,7 +308,10 @@ def test_leaf_noise_has_the_scale_of_the_leaf_budget(method, eps_leaf):
     exact_grid = data.counts.reshape(GRID.shape)
     noise = []
     for seed in range(150):
-        rel = METHODS[method](data, GRID, epsilon=1.0, source=get_source(seed), budget=None)
+        options = {"target": "regions"} if method == "auto" else {}
+        rel = METHODS[method](
+            data, GRID, epsilon=1.0, source=get_source(seed), budget=None, **options
+        )
         h = Hierarchy.from_metadata(rel.metadata["hierarchy"])
         assert rel.metadata["epsilon_leaves"] == pytest.approx(eps_leaf)
         for i in np.flatnonzero(h.is_leaf & (h.n_released > 0)):

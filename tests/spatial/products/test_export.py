@@ -26,7 +26,9 @@ def _map(seed: int = 5):
     gen = np.random.default_rng(seed)
     x = gen.uniform(4_000_000, 4_010_000, 500)
     y = gen.uniform(3_000_000, 3_008_000, 500)
-    return heatmap((x, y), TRIANGLE, method="uniform", epsilon=0.5, crs=3035, rng=seed)
+    return heatmap(
+        (x, y), TRIANGLE, method="uniform", target="regions", epsilon=0.5, crs=3035, rng=seed
+    )
 
 
 def test_geodataframe_has_one_polygon_per_released_cell():

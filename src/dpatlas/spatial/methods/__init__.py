@@ -98,7 +98,7 @@ def check_options(method: str, options: Mapping[str, Any] | None) -> dict[str, A
     if options is not None and not isinstance(options, Mapping):
         raise TypeError(f"method_options must be a mapping of keyword options, got {options!r}")
     params = inspect.signature(METHODS[method]).parameters
-    fixed = ("epsilon", "source", "budget")
+    fixed = ("epsilon", "source", "budget", "target")
     accepted = [n for n, p in params.items() if p.kind is p.KEYWORD_ONLY and n not in fixed]
     for name in options or {}:
         if name not in accepted:

@@ -1,6 +1,12 @@
-"""``method="auto"``: pick the release method from public inputs only.
+"""``method="auto"``: pick the release method from the question and public inputs only.
 
-The rule comes from the DPBench measurements in ``docs/dpbench.md``: PrivTree (with the
+The question is :func:`~dpatlas.spatial.heatmap`'s ``target``. For ``"cells"`` (the default:
+a map is read cell by cell, and hotspots are cells) the method is always ``"uniform"``: every
+cell is measured with all of ε, and :func:`~dpatlas.spatial.products.denoise.empirical_bayes`
+turns the released counts into per-cell posterior medians, for free; a tree's leaf counts,
+spread over their cells, lose the cells' differences where counts are high (the measurements
+are in docs/cells.md). For ``"regions"`` (counts in rectangles and
+polygons) the rule comes from the DPBench measurements in ``docs/dpbench.md``: PrivTree (with the
 smoothed, consistent post-processing) beats the uniform grid and the adaptive grid on every
 256×256 DPBench setting (N = 10⁴ and 10⁶, ε = 0.1 and 1), while on very coarse grids the
 uniform grid wins because every cell gets all of ε and there is nothing to adapt to:
@@ -17,7 +23,7 @@ uniform grid wins because every cell gets all of ε and there is nothing to adap
   The measurements behind both constants are in docs/dpbench.md ("Figures behind the
   defaults").
 
-Privacy: the choice and the options read only public inputs (the grid, ε, a public
+Privacy: the choice and the options read only public inputs (the target, the grid, ε, a public
 ``n_sites``; the split and the threshold are constants, θ a public multiple of the public
 bias δ), so the release is exactly the chosen method's release with those options and costs
 what it costs (ε, debited once). A user
@@ -38,7 +44,10 @@ from dpatlas.core.rng import RandomSource
 from dpatlas.spatial.grid import Grid
 from dpatlas.spatial.methods import METHODS, SiteCounts, register_method
 
-__all__ = ["PRIVTREE_OPTIONS", "auto", "choose_method"]
+__all__ = ["PRIVTREE_OPTIONS", "TARGETS", "auto", "check_target", "choose_method"]
+
+TARGETS = ("cells", "regions")
+"""The questions a map can be built for: counts of single cells, or of regions."""
 
 MAX_UNIFORM_CELLS = 16
 DENSE_SITES_EPSILON_PER_CELL = 50.0
@@ -49,17 +58,44 @@ PRIVTREE_OPTIONS: Mapping[str, Any] = MappingProxyType(
 split threshold ``θ = -1.5δ``."""
 
 
-def choose_method(grid: Grid, epsilon: float, n_sites: float | None = None) -> str:
-    """The method ``"auto"`` uses for this public grid, ε and (optional) public N.
+def check_target(target: Any) -> str:
+    """``target`` if it is one of :data:`TARGETS`, else a ValueError naming the choices.
+
+    Examples
+    --------
+    >>> check_target("regions")
+    'regions'
+    >>> check_target("cell")
+    Traceback (most recent call last):
+    ...
+    ValueError: target must be "cells" (per-cell counts and hotspots) or "regions" ... got 'cell'
+    """
+    if not isinstance(target, str) or target not in TARGETS:
+        raise ValueError(
+            'target must be "cells" (per-cell counts and hotspots) or "regions" (counts in '
+            f"rectangles and polygons), got {target!r}"
+        )
+    return target
+
+
+def choose_method(
+    grid: Grid, epsilon: float, n_sites: float | None = None, target: str = "cells"
+) -> str:
+    """The method ``"auto"`` uses for this target, public grid, ε and (optional) public N.
 
     Examples
     --------
     >>> g = Grid.from_bounds((0, 0, 256, 256), cell_size=1, crs="EPSG:3035")
-    >>> choose_method(g, 1.0), choose_method(g, 1.0, n_sites=10**7)
+    >>> choose_method(g, 1.0)
+    'uniform'
+    >>> choose_method(g, 1.0, target="regions"), choose_method(g, 1.0, 10**7, target="regions")
     ('privtree', 'uniform')
-    >>> choose_method(Grid.from_bounds((0, 0, 4, 4), cell_size=1, crs="EPSG:3035"), 0.1)
+    >>> small = Grid.from_bounds((0, 0, 4, 4), cell_size=1, crs="EPSG:3035")
+    >>> choose_method(small, 0.1, target="regions")
     'uniform'
     """
+    if check_target(target) == "cells":
+        return "uniform"
     cells = grid.n_released
     if cells <= MAX_UNIFORM_CELLS:
         return "uniform"
@@ -77,8 +113,12 @@ def auto(
     source: RandomSource,
     budget: Budget | None,
     n_sites: float | None = None,
+    target: str = "cells",
 ) -> Release:
     """Release with :func:`choose_method`'s method; ``metadata["auto_choice"]`` records it.
+
+    ``target`` is :func:`~dpatlas.spatial.heatmap`'s (not a method option); the release's
+    ``metadata["target"]`` records it.
 
     PrivTree is run with :data:`PRIVTREE_OPTIONS` (ε/3 for the tree); the release's
     ``metadata["epsilon_tree"]`` and ``metadata["epsilon_leaves"]`` record the split.
@@ -92,16 +132,16 @@ def auto(
     >>> from dpatlas.core.rng import get_source
     >>> g = Grid.from_bounds((0, 0, 64, 64), cell_size=1, crs="EPSG:3035")
     >>> data = SiteCounts(np.ones(4096, dtype=np.int64), np.empty(0), np.empty(0), 1)
-    >>> rel = auto(data, g, epsilon=1.0, source=get_source(0), budget=None)
-    >>> rel.mechanism, rel.metadata["auto_choice"]
-    ('heatmap/privtree', 'privtree')
+    >>> rel = auto(data, g, epsilon=1.0, source=get_source(0), budget=None, target="regions")
+    >>> rel.mechanism, rel.metadata["auto_choice"], rel.metadata["target"]
+    ('heatmap/privtree', 'privtree', 'regions')
     >>> round(rel.metadata["epsilon_tree"], 4), round(rel.metadata["epsilon_leaves"], 4)
     (0.3333, 0.6667)
     """
     if n_sites is not None and not (isinstance(n_sites, (int, float)) and n_sites >= 0):
         raise ValueError(f"n_sites must be a public number >= 0 or None, got {n_sites!r}")
-    choice = choose_method(grid, epsilon, n_sites)
+    choice = choose_method(grid, epsilon, n_sites, target)
     options = PRIVTREE_OPTIONS if choice == "privtree" else {}
     release = METHODS[choice](data, grid, epsilon=epsilon, source=source, budget=budget, **options)
-    metadata = {**release.metadata, "auto_choice": choice}
+    metadata = {**release.metadata, "auto_choice": choice, "target": target}
     return dataclasses.replace(release, metadata=metadata)
