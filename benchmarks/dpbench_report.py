@@ -167,7 +167,9 @@ def _paired_errors(
                     counts, xy = sample_points(probs, n, gen)
                     truth = answer(counts, rects)
                     rng = np.random.default_rng([rep, seeds[1]])
-                    hm = heatmap(xy, GRID, epsilon=eps, method=method, crs=CRS, rng=rng)
+                    hm = heatmap(
+                        xy, GRID, epsilon=eps, method=method, target="regions", crs=CRS, rng=rng
+                    )
                     scale = np.maximum(truth, n / 1e3)
                     errs.append(
                         [

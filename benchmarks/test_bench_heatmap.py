@@ -1,7 +1,9 @@
 """Heatmap speed: a private 1000×1000 map of 10⁶ points, and binning 10⁷ points.
 
-Targets (issue 4): the private map in <= 0.5 s; binning within 2× of numpy.histogram2d on the
-same points. Times are the best of three runs in this process; ratios are what count. The
+Targets: the default private map (``target="cells"``: the uniform grid and its per-cell
+posterior medians) in at most 3× the time of ``numpy.histogram2d`` on the same points (issue
+16); binning within 2× of numpy.histogram2d (issue 4). Times are the best of three runs in this
+process; ratios are what count (the machines are shared). The
 reference figures for other libraries are the ones measured for the issue on this kind of
 machine (same task: 10⁶ points, 1000×1000 cells, ε = 1).
 """
@@ -50,12 +52,21 @@ def _insecure_numpy_map(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 @pytest.mark.bench
 def test_private_heatmap_of_a_million_points():
     x, y = _points(1_000_000)
+    edges = [GRID.y_edges, GRID.x_edges]
+    numpy_hist = _best(lambda: np.histogram2d(y, x, bins=edges))
     ours = _best(lambda: heatmap((x, y), GRID, epsilon=1.0, crs="EPSG:3035"))
+    regions = _best(lambda: heatmap((x, y), GRID, epsilon=1.0, target="regions", crs="EPSG:3035"))
     binning = _best(lambda: bin_points(GRID, x, y))
     noise = _best(lambda: sample_discrete_laplace(get_source(None), 1_000_000, 1.0))
     numpy_unsafe = _best(lambda: _insecure_numpy_map(x, y))
     print("\n10^6 points -> 1000x1000 private heatmap, epsilon = 1 (secure default randomness)")
-    print(f"  dpatlas heatmap            {ours:8.3f} s")
+    print(f"  numpy.histogram2d (exact)  {numpy_hist:8.3f} s")
+    print(
+        f"  dpatlas heatmap (default)  {ours:8.3f} s  (ours / histogram2d = {ours / numpy_hist:.2f}x)"
+    )
+    print(
+        f"  target='regions' (PrivTree){regions:8.3f} s  (/ histogram2d = {regions / numpy_hist:.2f}x)"
+    )
     print(f"    of which binning         {binning:8.3f} s")
     print(f"    of which exact noise     {noise:8.3f} s  ({1e6 / noise / 1e6:.1f} M samples/s)")
     print(
@@ -63,7 +74,7 @@ def test_private_heatmap_of_a_million_points():
     )
     for name, seconds in REFERENCE_SECONDS.items():
         print(f"  {name:<26} {seconds:8.1f} s  (reference; {seconds / ours:.0f}x slower than ours)")
-    assert ours <= 0.5
+    assert ours <= 3 * numpy_hist
 
 
 @pytest.mark.bench

@@ -1,0 +1,322 @@
+"""Per-cell accuracy and hotspots of private heatmaps (issue 16), through the public heatmap API.
+
+The planner reads a map cell by cell. Setting: a 64 × 64 grid of 1 km cells (EPSG:3035);
+N sites (N = 10⁴ and 10⁵) sampled multinomially from a shape and placed uniformly inside their
+cells; ε = 0.1 and 1; each method releases the map at ε. Scores, averaged over repetitions:
+
+* cell L1: ``Σ|x̂ − x| / N`` over the cells (the map's per-cell error);
+* hotspot recall: the share of the true top 1% cells (41 cells; every cell whose count ties the
+  41st largest counts) among the released top 1%, ranked by the map's estimate, ties broken
+  by the raw released value, then at random (seeded);
+* MRE: DPBench's mean relative error ``|q̂ − q| / max(q, 0.001·N)`` over 2,000 random
+  rectangles (sides uniform in [1, 64]), the regions question.
+
+Shapes. *Tuning* shapes (every choice of the default was measured on them): the four shared
+DPBench shapes (:mod:`benchmarks.dpbench`), summed from 256 × 256 to 64 × 64 cells, and three
+seeded dense surfaces (``Plain``: a gentle gradient; ``Hills`` and ``Ridges``: exponentiated
+smoothed noise) where every cell holds sites. *Held-out* shapes (reported separately): the
+GBIF Galápagos penguin sightings and Snow's cholera deaths (each point spread by a Gaussian of
+0.75 cells, binned on 64 × 64 cells over the study area), and three seeded synthetic shapes
+(seabird colonies on a coast, clustered settlements with a sparse background, and a smooth,
+dense population surface).
+``CELLS_REPS`` sets the repetitions (default 3), ``CELLS_SEED`` the seed (default 0).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from benchmarks.dpbench import SHAPES as DPBENCH_SHAPES
+from benchmarks.dpbench import answer, load_shape, sample_points
+from scipy import ndimage
+
+from dpatlas.spatial import Grid, consistent, heatmap
+
+SIDE = 64
+CELL = 1_000.0
+CRS = "EPSG:3035"
+GRID = Grid.from_bounds((0, 0, SIDE * CELL, SIDE * CELL), cell_size=CELL, crs=CRS)
+SIZES = (10_000, 100_000)
+EPSILONS = (0.1, 1.0)
+DEFAULT_REPS = 3
+N_QUERIES = 2_000
+HOTSPOT_SHARE = 0.01
+DENSE = ("Plain", "Hills", "Ridges")
+TUNING = (*DPBENCH_SHAPES, *DENSE)
+HELD_OUT = ("Penguins", "Cholera", "Colonies", "Settlements", "Smooth")
+REPO = Path(__file__).resolve().parents[1]
+
+
+@dataclass(frozen=True)
+class CellScore:
+    """Errors of one method in one setting, averaged over repetitions."""
+
+    shape: str
+    n: int
+    epsilon: float
+    method: str
+    cell_l1: float
+    recall: float
+    mre: float
+    seconds: float
+
+
+def _blurred(rows: np.ndarray, cols: np.ndarray, sigma: float = 0.75) -> np.ndarray:
+    hist = np.zeros((SIDE, SIDE))
+    np.add.at(hist, (rows, cols), 1.0)
+    shape = ndimage.gaussian_filter(hist, sigma, mode="constant")
+    return shape / shape.sum()
+
+
+def _points_shape(x: np.ndarray, y: np.ndarray, bounds: tuple[float, ...]) -> np.ndarray:
+    """Points binned on 64 × 64 cells over a square around ``bounds``, then blurred."""
+    minx, miny, maxx, maxy = bounds
+    side = max(maxx - minx, maxy - miny) * (1 + 1e-9)
+    cols = ((x - minx) / side * SIDE).astype(np.int64)
+    rows = SIDE - 1 - ((y - miny) / side * SIDE).astype(np.int64)
+    keep = (cols >= 0) & (cols < SIDE) & (rows >= 0) & (rows < SIDE)
+    return _blurred(rows[keep], cols[keep])
+
+
+def penguins(directory: Path) -> np.ndarray:
+    """GBIF Galápagos penguin sightings (EPSG:6933) over the archipelago's box."""
+    import geopandas as gpd
+    from shapely.geometry import box
+
+    from dpatlas.spatial import read_gbif
+
+    sites = read_gbif(directory / "spatial" / "galapagos-penguin-occurrence.txt.gz").to_crs(6933)
+    area = gpd.GeoSeries([box(-92.0, -1.5, -89.0, 0.7)], crs=4326).to_crs(6933)
+    return _points_shape(
+        sites.geometry.x.to_numpy(), sites.geometry.y.to_numpy(), area.total_bounds
+    )
+
+
+def cholera() -> np.ndarray:
+    """Snow's 1854 cholera deaths (embedded in ``datasets/``) over the streets' extent."""
+    import geopandas as gpd
+
+    path = REPO / "datasets" / "snow-cholera-deaths-1854.gpkg"
+    deaths = gpd.read_file(path, layer="deaths")
+    streets = gpd.read_file(path, layer="streets")
+    xy = deaths.geometry.x.to_numpy(), deaths.geometry.y.to_numpy()
+    return _points_shape(*xy, streets.total_bounds)
+
+
+def _gaussians(gen: np.random.Generator, n: int, spread: tuple[float, float]) -> np.ndarray:
+    rows, cols = np.mgrid[0:SIDE, 0:SIDE]
+    shape = np.zeros((SIDE, SIDE))
+    for _ in range(n):
+        r, c = gen.uniform(4, SIDE - 4, 2)
+        s = gen.uniform(*spread)
+        shape += gen.pareto(1.5) * np.exp(-((rows - r) ** 2 + (cols - c) ** 2) / (2 * s * s))
+    return shape
+
+
+def colonies(seed: int = 16) -> np.ndarray:
+    """Seabird colonies: a thin coast (a sine curve), a few dense colonies on it."""
+    gen = np.random.default_rng(seed)
+    rows, cols = np.mgrid[0:SIDE, 0:SIDE]
+    coast = 32 + 14 * np.sin(cols / 9.0)
+    shape = np.exp(-((rows - coast) ** 2) / 2.0) * 0.02
+    for c in gen.uniform(4, SIDE - 4, 7):
+        r = 32 + 14 * np.sin(c / 9.0)
+        shape += gen.pareto(1.0) * np.exp(-((rows - r) ** 2 + (cols - c) ** 2) / 1.5)
+    return shape / shape.sum()
+
+
+def settlements(seed: int = 17) -> np.ndarray:
+    """Clustered settlements of many sizes over a sparse background (1% of the mass)."""
+    gen = np.random.default_rng(seed)
+    shape = _gaussians(gen, 40, (0.5, 3.0))
+    shape = shape / shape.sum()
+    return 0.99 * shape + 0.01 / shape.size
+
+
+def smooth(seed: int = 18) -> np.ndarray:
+    """A smooth, dense surface: three broad bumps over a populated plain."""
+    gen = np.random.default_rng(seed)
+    shape = _gaussians(gen, 3, (8.0, 16.0))
+    shape = shape / shape.sum()
+    return 0.7 * shape + 0.3 / shape.size
+
+
+def plain() -> np.ndarray:
+    """A dense plain: density rising twofold from west to east."""
+    shape = np.tile(1.0 + np.arange(SIDE) / SIDE, (SIDE, 1))
+    return shape / shape.sum()
+
+
+def _rough(seed: int, sigma: float, contrast: float) -> np.ndarray:
+    field = ndimage.gaussian_filter(np.random.default_rng(seed).normal(size=(SIDE, SIDE)), sigma)
+    shape = np.exp(contrast * field / field.std())
+    return shape / shape.sum()
+
+
+def load(name: str, directory: Path) -> np.ndarray:
+    """The 64 × 64 probabilities of a tuning or held-out shape."""
+    if name in DPBENCH_SHAPES:
+        return load_shape(directory, name).reshape(SIDE, 4, SIDE, 4).sum(axis=(1, 3))
+    makers: dict[str, Callable[[], np.ndarray]] = {
+        "Penguins": lambda: penguins(directory),
+        "Cholera": cholera,
+        "Colonies": colonies,
+        "Settlements": settlements,
+        "Smooth": smooth,
+        "Plain": plain,
+        "Hills": lambda: _rough(5, 6.0, 1.0),
+        "Ridges": lambda: _rough(6, 3.0, 2.0),
+    }
+    return makers[name]()
+
+
+def workload(seed: int = 2016) -> tuple[np.ndarray, ...]:
+    """2,000 rectangles ``rows [r0, r1) × cols [c0, c1)`` with sides uniform in [1, 64]."""
+    gen = np.random.default_rng(seed)
+    h, w = gen.integers(1, SIDE + 1, (2, N_QUERIES))
+    r0, c0 = gen.integers(0, SIDE - h + 1), gen.integers(0, SIDE - w + 1)
+    return r0, r0 + h, c0, c0 + w
+
+
+def hotspot_recall(
+    estimate: np.ndarray, raw: np.ndarray, counts: np.ndarray, gen: np.random.Generator
+) -> float:
+    """Share of the true top 1% cells among the map's top 1% (ties: raw value, then random)."""
+    k = int(np.ceil(HOTSPOT_SHARE * counts.size))
+    exact = counts.ravel()
+    hot = exact >= np.sort(exact)[-k]
+    order = np.lexsort((gen.random(exact.size), -np.ravel(raw), -np.ravel(estimate)))
+    return float(hot[order[:k]].mean())
+
+
+Release = Callable[[tuple[np.ndarray, np.ndarray], float, np.random.Generator], tuple]
+
+
+def _map(method: str, target: str, post: str = "") -> Release:
+    def release(xy, eps, rng):
+        hm = heatmap(xy, GRID, epsilon=eps, method=method, target=target, crs=CRS, rng=rng)
+        if post == "nonnegative":
+            hm = hm.nonnegative()
+        elif post == "least_squares":  # AG as published: least squares, no non-negativity
+            hm = consistent(hm.replace(estimate=None, steps=()), nonnegative=False)
+        return hm.estimate, hm.release.value
+
+    return release
+
+
+METHODS: dict[str, Release] = {
+    "uniform": _map("uniform", "regions"),
+    "uniform+nn": _map("uniform", "regions", "nonnegative"),
+    "default": _map("auto", "cells"),
+    "regions": _map("auto", "regions"),
+    "privtree": _map("privtree", "regions"),
+    "ag": _map("adaptive", "regions", "least_squares"),
+}
+LABELS = {
+    "uniform": "uniform",
+    "uniform+nn": "uniform + nonnegative()",
+    "default": 'default (target="cells")',
+    "regions": 'target="regions"',
+    "privtree": "PrivTree",
+    "ag": "AG",
+}
+
+
+def run(
+    directory: Path,
+    *,
+    shapes: Iterable[str] = TUNING,
+    reps: int = DEFAULT_REPS,
+    sizes: Iterable[int] = SIZES,
+    epsilons: Iterable[float] = EPSILONS,
+    methods: Iterable[str] = METHODS,
+    seed: int = 0,
+) -> list[CellScore]:
+    """Score every method in every setting (``reps`` samples of the sites, one release each)."""
+    rects = workload()
+    scores = []
+    for name in shapes:
+        probs = load(name, directory)
+        for n in sizes:
+            for eps in epsilons:
+                found: dict[str, list[tuple[float, ...]]] = {m: [] for m in methods}
+                for rep in range(reps):
+                    counts, (x, y) = sample_points(probs, n, np.random.default_rng([seed, rep, n]))
+                    truth = answer(counts, rects)
+                    for method in found:
+                        rng = np.random.default_rng([seed, rep, int(1000 * eps), 16])
+                        start = time.perf_counter()
+                        estimate, raw = METHODS[method]((x * CELL, y * CELL), eps, rng)
+                        took = time.perf_counter() - start
+                        cells = np.asarray(estimate, dtype=np.float64).reshape(SIDE, SIDE)
+                        l1 = float(np.abs(cells - counts).sum() / n)
+                        recall = hotspot_recall(cells, raw, counts, np.random.default_rng(rep))
+                        mre = np.abs(answer(cells, rects) - truth) / np.maximum(truth, 0.001 * n)
+                        found[method].append((l1, recall, float(mre.mean()), took))
+                for method, rows in found.items():
+                    l1, recall, mre, took = np.mean(rows, axis=0)
+                    scores.append(CellScore(name, n, eps, method, l1, recall, mre, took))
+    return scores
+
+
+def dpbench_grid(
+    directory: Path,
+    *,
+    reps: int = 2,
+    sizes: Iterable[int] = (10_000, 1_000_000),
+    methods: Iterable[str] = ("uniform+nn", "default", "regions"),
+    seed: int = 0,
+) -> list[CellScore]:
+    """Per-cell scores on the DPBench grid itself (256 × 256 unit cells; the MRE is not kept).
+
+    The DPBench settings are far sparser per cell (N·ε per cell 0.015 to 15) than the 64 × 64
+    ones; this shows where per-cell readings stop finding hotspots.
+    """
+    from benchmarks.dpbench import CRS as DPBENCH_CRS
+    from benchmarks.dpbench import GRID as DPBENCH_GRID
+
+    def release(method: str, xy: tuple[np.ndarray, np.ndarray], eps: float, rng) -> tuple:
+        target = "cells" if method == "default" else "regions"
+        name = "uniform" if method == "uniform+nn" else "auto"
+        hm = heatmap(
+            xy, DPBENCH_GRID, epsilon=eps, method=name, target=target, crs=DPBENCH_CRS, rng=rng
+        )
+        hm = hm.nonnegative() if method == "uniform+nn" else hm
+        return hm.estimate, hm.release.value
+
+    scores = []
+    for name in DPBENCH_SHAPES:
+        probs = load_shape(directory, name)
+        for n in sizes:
+            for eps in EPSILONS:
+                found: dict[str, list[tuple[float, ...]]] = {m: [] for m in methods}
+                for rep in range(reps):
+                    counts, xy = sample_points(probs, n, np.random.default_rng([seed, rep, n]))
+                    for method in found:
+                        rng = np.random.default_rng([seed, rep, int(1000 * eps), 16])
+                        estimate, raw = release(method, xy, eps, rng)
+                        cells = np.asarray(estimate, dtype=np.float64).reshape(counts.shape)
+                        l1 = float(np.abs(cells - counts).sum() / n)
+                        recall = hotspot_recall(cells, raw, counts, np.random.default_rng(rep))
+                        found[method].append((l1, recall))
+                for method, rows in found.items():
+                    l1, recall = np.mean(rows, axis=0)
+                    scores.append(CellScore(name, n, eps, method, l1, recall, np.nan, 0.0))
+    return scores
+
+
+def by_setting(scores: list[CellScore]) -> dict[tuple[str, int, float], dict[str, CellScore]]:
+    """Scores grouped by (shape, N, ε), then by method."""
+    out: dict[tuple[str, int, float], dict[str, CellScore]] = {}
+    for s in scores:
+        out.setdefault((s.shape, s.n, s.epsilon), {})[s.method] = s
+    return out
+
+
+def baseline(setting: dict[str, CellScore]) -> tuple[float, float]:
+    """The better per-cell L1 of uniform and uniform + nonnegative(), and uniform's recall."""
+    return min(setting["uniform"].cell_l1, setting["uniform+nn"].cell_l1), setting["uniform"].recall
