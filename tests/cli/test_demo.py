@@ -11,12 +11,10 @@ from pathlib import Path
 
 import geopandas as gpd
 import matplotlib
-import numpy as np
 import pytest
 
 from dpatlas import Budget
 from dpatlas.cli.demo import GRAPH_DATASET, SNOW_DATASET, find_data, run_demo
-from dpatlas.spatial.products.denoise import posterior_medians
 
 matplotlib.use("Agg")
 
@@ -43,10 +41,9 @@ def test_files_exist_and_reread(demo):
         assert (cells["count"] >= 0).all()  # non-negative post-processing
     if len(maps) > 1:
         assert (out / "heatmaps-compared.png").read_bytes()[:4] == b"\x89PNG"
-    uniform = gpd.read_file(out / "heatmap.gpkg", layer="cells").sort_values(["row", "col"])
-    released = np.ones((15, 17), dtype=bool)  # the default map: per-cell posterior medians
-    medians = posterior_medians(uniform["raw"].to_numpy(), 2.0, released)
-    np.testing.assert_array_equal(uniform["count"].to_numpy(), medians)
+    uniform = gpd.read_file(out / "heatmap.gpkg", layer="cells")
+    # 255 cells: too few for posterior medians, the default map keeps the release's total
+    assert uniform["count"].sum() == max(uniform["raw"].sum(), 0)
     report = json.loads((out / "triangles.json").read_text())
     assert isinstance(report["value"], int)
     assert report["exact_value"] == 467  # Les Misérables has 467 triangles (public data)

@@ -78,11 +78,11 @@ def test_adaptive_heatmaps_pass_with_many_runs(method: str) -> None:
 
 
 # The default map (target="cells"): the uniform release and its per-cell posterior medians. The
-# median step only runs on maps of >= 100 cells, so these audits use a 10 x 10 grid, and the
+# median step only runs on maps of >= 256 cells, so these audits use a 16 x 16 grid, and the
 # output audited is the whole map: the raw counts and the published estimate side by side.
-CELLS_GRID = Grid.from_bounds((0, 0, 10_000, 10_000), cell_size=1_000, crs="EPSG:3035")
+CELLS_GRID = Grid.from_bounds((0, 0, 16_000, 16_000), cell_size=1_000, crs="EPSG:3035")
 _gen = np.random.default_rng(0)
-CELLS_SITES = (_gen.uniform(0, 10_000, 60), _gen.uniform(0, 10_000, 60))
+CELLS_SITES = (_gen.uniform(0, 16_000, 150), _gen.uniform(0, 16_000, 150))
 CELLS_EXTRA = (np.append(CELLS_SITES[0], 1_000.0), np.append(CELLS_SITES[1], 2_000.0))
 
 

@@ -16,12 +16,12 @@ Examples
 --------
 >>> import numpy as np
 >>> import dpatlas.spatial as sp
->>> grid = sp.Grid.from_bounds((0, 0, 10_000, 10_000), cell_size=1_000, crs="EPSG:3035")
+>>> grid = sp.Grid.from_bounds((0, 0, 20_000, 20_000), cell_size=1_000, crs="EPSG:3035")
 >>> rng = np.random.default_rng(0)
->>> xy = (rng.uniform(0, 10_000, 500), rng.uniform(0, 10_000, 500))
+>>> xy = (rng.uniform(0, 20_000, 2_000), rng.uniform(0, 20_000, 2_000))
 >>> hm = sp.heatmap(xy, grid, epsilon=0.5, crs="EPSG:3035", rng=1)
 >>> hm.counts.shape, hm.release.mechanism, hm.steps
-((10, 10), 'heatmap/uniform', ('empirical_bayes',))
+((20, 20), 'heatmap/uniform', ('empirical_bayes',))
 >>> sp.heatmap(xy, grid, epsilon=0.5, target="regions", crs="EPSG:3035", rng=1).release.mechanism
 'heatmap/privtree'
 >>> sp.heatmap(xy, grid, epsilon=0.5, method="uniform", crs="EPSG:3035", rng=1).release.scale

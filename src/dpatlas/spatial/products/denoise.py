@@ -15,9 +15,9 @@ best guess under a prior is the posterior median. :func:`posterior_medians` comp
    estimate (Kiefer and Wolfowitz 1956; Jiang and Zhang 2009; Koenker and Mizera 2014),
    computed by EM (Laird 1978, accelerated by SQUAREM) over the lattice of counts spanned by
    the group's values; the EM convolutions with ``p^|k|`` run in the log domain, so long empty
-   stretches cannot underflow. The lattice is the integers, or every ``⌈scale/16⌉``-th
-   integer when the noise is wider than 16 (:data:`SCALE_STEPS`), so it never holds more than
-   a few hundred points.
+   stretches cannot underflow. The lattice is the integers from the smallest released value
+   to ``32·scale``, or every ``s``-th of them with the smallest ``s`` that keeps it within
+   :data:`LATTICE_POINTS` points (only for noise of a scale above about 100).
 3. **The posterior median** of every cell's count given its value and its group's prior (an
    integer; every value is read from one table per group).
 4. **Large counts keep their value.** A released value above ``16·scale``
@@ -55,13 +55,13 @@ WINDOW = 5
 """Default side, in cells, of the neighbourhood box that ranks cells into groups."""
 CELLS_PER_GROUP = 1024
 """Fewest cells per group: a map of ``n`` cells gets ``min(groups, n // 1024)`` groups (≥ 1)."""
-MIN_CELLS = 100
+MIN_CELLS = 256
 """Fewest released cells for which :func:`empirical_bayes` fits a prior."""
 OWN_VALUE_ABOVE = 16.0
 """Released values above ``16·scale`` are their own estimate; above ``32·scale`` they are also
 left out of the prior's fit."""
-SCALE_STEPS = 16
-"""Lattice points per noise scale: the lattice of counts is every ``⌈scale/16⌉``-th integer."""
+LATTICE_POINTS = 4096
+"""Most points of the lattice of counts one prior is fitted on."""
 MAX_ROUNDS = 50
 """Most SQUAREM rounds (each about three EM steps) of the prior's fit."""
 TOLERANCE = 1e-7
@@ -236,8 +236,9 @@ def posterior_medians(
         ranks = np.arange(1, n_groups) * y.size // n_groups
         edges = np.partition(means, ranks)[ranks]
         group = np.searchsorted(edges, means, side="right")
-    spacing = max(1, int(np.ceil(float(scale) / SCALE_STEPS)))
     lo = min(int(y.min()), 0)
+    span = 2 * OWN_VALUE_ABOVE * float(scale) - lo
+    spacing = max(1, int(np.ceil(span / LATTICE_POINTS)))
     lo -= lo % spacing  # 0 is a lattice point
     point = (y - lo + spacing // 2) // spacing  # nearest lattice point
     fitted = y <= 2 * OWN_VALUE_ABOVE * scale
