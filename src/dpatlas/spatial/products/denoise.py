@@ -15,9 +15,11 @@ best guess under a prior is the posterior median. :func:`posterior_medians` comp
    estimate (Kiefer and Wolfowitz 1956; Jiang and Zhang 2009; Koenker and Mizera 2014),
    computed by EM (Laird 1978, accelerated by SQUAREM) over the lattice of counts spanned by
    the group's values; the EM convolutions with ``p^|k|`` run in the log domain, so long empty
-   stretches cannot underflow. The lattice is the integers from the smallest released value
-   to ``32·scale``, or every ``s``-th of them with the smallest ``s`` that keeps it within
-   :data:`LATTICE_POINTS` points (only for noise of a scale above about 100).
+   stretches cannot underflow. The lattice is the integers from 0 to ``32·scale``, or every
+   ``s``-th of them with the smallest ``s`` that keeps it within :data:`LATTICE_POINTS` points
+   (only for noise of a scale above 128). A released value at or below 0 says the same about
+   a count as 0 does (its likelihood is ``p^u`` times a constant for every count ``u >= 0``),
+   so it is read as 0.
 3. **The posterior median** of every cell's count given its value and its group's prior (an
    integer; every value is read from one table per group).
 4. **Large counts keep their value.** A released value above ``16·scale``
@@ -82,17 +84,14 @@ def _loglik(hist: np.ndarray, weights: np.ndarray, log_p: float) -> float:
     return float(hist @ np.log(np.maximum(_exp_conv(weights, log_p), 1e-300)))
 
 
-def _em_step(
-    hist: np.ndarray, weights: np.ndarray, log_p: float, support: np.ndarray
-) -> np.ndarray:
+def _em_step(hist: np.ndarray, weights: np.ndarray, log_p: float) -> np.ndarray:
     density = np.maximum(_exp_conv(weights, log_p), 1e-300)
     new = weights * _exp_conv(hist / density, log_p)
-    new[~support] = 0.0
     return new / new.sum()
 
 
-def _prior(hist: np.ndarray, zero: int, log_p: float) -> np.ndarray:
-    """NPMLE of the prior on the lattice points ``j >= zero`` (point ``zero`` is the count 0).
+def _prior(hist: np.ndarray, log_p: float) -> np.ndarray:
+    """NPMLE of the prior on the lattice points of the counts (point 0 is the count 0).
 
     ``hist[j]`` is the number of cells whose released value is lattice point ``j``; the noise
     between points ``i`` and ``j`` has likelihood ``∝ exp(log_p·|i - j|)``. EM (each
@@ -101,14 +100,13 @@ def _prior(hist: np.ndarray, zero: int, log_p: float) -> np.ndarray:
     starts from the histogram blurred by the noise kernel and stops when a round gains less
     than ``TOLERANCE`` in log-likelihood per cell (at most ``MAX_ROUNDS`` rounds).
     """
-    support = np.arange(hist.size) >= zero
     total = float(hist.sum())
-    weights = np.where(support, _exp_conv(hist, log_p) + 1e-3 * total / hist.size, 0.0)
+    weights = _exp_conv(hist, log_p) + 1e-3 * total / hist.size
     weights /= weights.sum()
     loglik = _loglik(hist, weights, log_p)
     for _ in range(MAX_ROUNDS):
-        once = _em_step(hist, weights, log_p, support)
-        twice = _em_step(hist, once, log_p, support)
+        once = _em_step(hist, weights, log_p)
+        twice = _em_step(hist, once, log_p)
         step, bend = once - weights, twice - 2 * once + weights
         size = float(np.sqrt(bend @ bend))
         best, best_loglik = twice, _loglik(hist, twice, log_p)
@@ -116,7 +114,7 @@ def _prior(hist: np.ndarray, zero: int, log_p: float) -> np.ndarray:
             alpha = min(-float(np.sqrt(step @ step)) / size, -1.0)
             jump = np.maximum(weights - 2 * alpha * step + alpha * alpha * bend, 0.0)
             if jump.sum() > 0:
-                jump = _em_step(hist, jump / jump.sum(), log_p, support)
+                jump = _em_step(hist, jump / jump.sum(), log_p)
                 jump_loglik = _loglik(hist, jump, log_p)
                 if jump_loglik > best_loglik:
                     best, best_loglik = jump, jump_loglik
@@ -236,21 +234,20 @@ def posterior_medians(
         ranks = np.arange(1, n_groups) * y.size // n_groups
         edges = np.partition(means, ranks)[ranks]
         group = np.searchsorted(edges, means, side="right")
-    lo = min(int(y.min()), 0)
-    span = 2 * OWN_VALUE_ABOVE * float(scale) - lo
-    spacing = max(1, int(np.ceil(span / LATTICE_POINTS)))
-    lo -= lo % spacing  # 0 is a lattice point
-    point = (y - lo + spacing // 2) // spacing  # nearest lattice point
-    fitted = y <= 2 * OWN_VALUE_ABOVE * scale
-    zero = -lo // spacing
+    top = 2 * OWN_VALUE_ABOVE * float(scale)
+    spacing = max(1, int(np.ceil(top / LATTICE_POINTS)))
+    # A value y <= 0 lies below every count u >= 0: its likelihood p^(u - y) is p^u times a
+    # constant, so it says the same as y = 0 about the count (same prior fit, same posterior).
+    point = (np.maximum(y, 0) + spacing // 2) // spacing  # nearest lattice point
+    fitted = y <= top
     log_p = -spacing / float(scale)
     for k in range(n_groups):
         members = np.flatnonzero((group == k) & fitted)
         if members.size == 0:
             continue
-        hist = np.bincount(point[members], minlength=max(int(point[members].max()), zero + 1) + 1)
-        weights = _prior(hist.astype(np.float64), zero, log_p)
-        out[members] = lo + spacing * _median_table(weights, log_p)[point[members]]
+        hist = np.bincount(point[members], minlength=2)
+        weights = _prior(hist.astype(np.float64), log_p)
+        out[members] = spacing * _median_table(weights, log_p)[point[members]]
     return np.where(y > OWN_VALUE_ABOVE * scale, y, out)
 
 
