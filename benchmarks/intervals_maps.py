@@ -87,7 +87,11 @@ def run(shared: Path, **kwargs: int | tuple[int, ...]) -> dict[tuple[str, str, s
         boxes = rectangles(grid, REGIONS_PER_MAP, gen)
         for method in METHODS:
             rng = np.random.default_rng([index, 15])  # fresh noise for every map
-            hm = heatmap((x, y), grid, epsilon=eps, method=method, crs=grid.crs, rng=rng)
+            # target="regions": the estimate beside an interval is the raw count (uniform) or
+            # PrivTree's map (auto), as when these tables were made (docs/cells.md: "cells")
+            hm = heatmap(
+                (x, y), grid, epsilon=eps, method=method, target="regions", crs=grid.crs, rng=rng
+            )
             parts: dict[str, Measurement] = {}
             map_intervals(hm, x, y, boxes, level=LEVEL, index=index, out=parts)
             for unit, part in parts.items():

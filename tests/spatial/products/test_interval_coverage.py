@@ -142,7 +142,10 @@ def _measure(setting: Setting, method: str) -> dict[str, Measurement]:
     for i in range(MAPS):
         gen = np.random.default_rng([i, setting.n])
         x, y = _sites(gen, setting.n)
-        hm = sp.heatmap((x, y), GRID, epsilon=setting.epsilon, method=method, crs=3035, rng=i)
+        target = "regions" if method == "auto" else "cells"  # auto: PrivTree (uniform: "uniform")
+        hm = sp.heatmap(
+            (x, y), GRID, epsilon=setting.epsilon, method=method, target=target, crs=3035, rng=i
+        )
         boxes = rectangles(GRID, 1, gen, *setting.sides)
         map_intervals(hm, x, y, boxes, level=LEVEL, index=i, out=out)
     return out

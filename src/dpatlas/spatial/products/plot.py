@@ -79,7 +79,8 @@ def draw_leaves(heatmap: Heatmap, ax: Any, *, color: str = "white", linewidth: f
     >>> import matplotlib; matplotlib.use("Agg")
     >>> import numpy as np, dpatlas.spatial as sp
     >>> g = sp.Grid.from_bounds((0, 0, 32, 32), cell_size=1, crs="EPSG:3035")
-    >>> hm = sp.heatmap((np.full(300, 3.5), np.full(300, 30.5)), g, epsilon=1.0, crs=3035, rng=2)
+    >>> hm = sp.heatmap((np.full(300, 3.5), np.full(300, 30.5)), g, epsilon=1.0, target="regions",
+    ...                 crs=3035, rng=2)
     >>> ax = hm.plot(leaves=True)
     >>> len(ax.collections[-1].get_paths()) == hm.measured.size
     True
