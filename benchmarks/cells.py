@@ -196,9 +196,9 @@ def hotspot_recall(
 Release = Callable[[tuple[np.ndarray, np.ndarray], float, np.random.Generator], tuple]
 
 
-def _map(method: str, target: str, post: str = "") -> Release:
+def _map(method: str, target: str, post: str = "", grid: Grid = GRID, crs: str = CRS) -> Release:
     def release(xy, eps, rng):
-        hm = heatmap(xy, GRID, epsilon=eps, method=method, target=target, crs=CRS, rng=rng)
+        hm = heatmap(xy, grid, epsilon=eps, method=method, target=target, crs=crs, rng=rng)
         if post == "nonnegative":
             hm = hm.nonnegative()
         elif post == "least_squares":  # AG as published: least squares, no non-negativity
@@ -208,14 +208,19 @@ def _map(method: str, target: str, post: str = "") -> Release:
     return release
 
 
-METHODS: dict[str, Release] = {
-    "uniform": _map("uniform", "regions"),
-    "uniform+nn": _map("uniform", "regions", "nonnegative"),
-    "default": _map("auto", "cells"),
-    "regions": _map("auto", "regions"),
-    "privtree": _map("privtree", "regions"),
-    "ag": _map("adaptive", "regions", "least_squares"),
-}
+def methods_on(grid: Grid, crs: str = CRS) -> dict[str, Release]:
+    """Every method of the tables, releasing on ``grid``."""
+    return {
+        "uniform": _map("uniform", "regions", grid=grid, crs=crs),
+        "uniform+nn": _map("uniform", "regions", "nonnegative", grid, crs),
+        "default": _map("auto", "cells", grid=grid, crs=crs),
+        "regions": _map("auto", "regions", grid=grid, crs=crs),
+        "privtree": _map("privtree", "regions", grid=grid, crs=crs),
+        "ag": _map("adaptive", "regions", "least_squares", grid, crs),
+    }
+
+
+METHODS: dict[str, Release] = methods_on(GRID)
 LABELS = {
     "uniform": "uniform",
     "uniform+nn": "uniform + nonnegative()",
@@ -235,78 +240,66 @@ def run(
     epsilons: Iterable[float] = EPSILONS,
     methods: Iterable[str] = METHODS,
     seed: int = 0,
+    releases: dict[str, Release] = METHODS,
+    loader: Callable[[str, Path], np.ndarray] = load,
+    cell: float = CELL,
+    rects: tuple[np.ndarray, ...] | None = None,
 ) -> list[CellScore]:
-    """Score every method in every setting (``reps`` samples of the sites, one release each)."""
-    rects = workload()
+    """Score every method in every setting (``reps`` samples of the sites, one release each).
+
+    ``releases``, ``loader`` and ``cell`` change the grid (e.g. :func:`dpbench_grid`); the MRE
+    is over ``rects`` (default :func:`workload`, nan when the grid is not 64 × 64).
+    """
+    if rects is None and releases is METHODS:
+        rects = workload()
     scores = []
     for name in shapes:
-        probs = load(name, directory)
+        probs = loader(name, directory)
         for n in sizes:
             for eps in epsilons:
                 found: dict[str, list[tuple[float, ...]]] = {m: [] for m in methods}
                 for rep in range(reps):
                     counts, (x, y) = sample_points(probs, n, np.random.default_rng([seed, rep, n]))
-                    truth = answer(counts, rects)
+                    truth = None if rects is None else answer(counts, rects)
                     for method in found:
                         rng = np.random.default_rng([seed, rep, int(1000 * eps), 16])
                         start = time.perf_counter()
-                        estimate, raw = METHODS[method]((x * CELL, y * CELL), eps, rng)
+                        estimate, raw = releases[method]((x * cell, y * cell), eps, rng)
                         took = time.perf_counter() - start
-                        cells = np.asarray(estimate, dtype=np.float64).reshape(SIDE, SIDE)
+                        cells = np.asarray(estimate, dtype=np.float64).reshape(counts.shape)
                         l1 = float(np.abs(cells - counts).sum() / n)
                         recall = hotspot_recall(cells, raw, counts, np.random.default_rng(rep))
-                        mre = np.abs(answer(cells, rects) - truth) / np.maximum(truth, 0.001 * n)
-                        found[method].append((l1, recall, float(mre.mean()), took))
+                        mre = np.nan
+                        if rects is not None and truth is not None:
+                            errors = np.abs(answer(cells, rects) - truth)
+                            mre = float(np.mean(errors / np.maximum(truth, 0.001 * n)))
+                        found[method].append((l1, recall, mre, took))
                 for method, rows in found.items():
                     l1, recall, mre, took = np.mean(rows, axis=0)
                     scores.append(CellScore(name, n, eps, method, l1, recall, mre, took))
     return scores
 
 
-def dpbench_grid(
-    directory: Path,
-    *,
-    reps: int = 2,
-    sizes: Iterable[int] = (10_000, 1_000_000),
-    methods: Iterable[str] = ("uniform+nn", "default", "regions"),
-    seed: int = 0,
-) -> list[CellScore]:
-    """Per-cell scores on the DPBench grid itself (256 × 256 unit cells; the MRE is not kept).
+def dpbench_grid(directory: Path, *, reps: int = 2, seed: int = 0) -> list[CellScore]:
+    """Per-cell scores on the DPBench grid itself (256 × 256 unit cells, N = 10⁴ and 10⁶).
 
     The DPBench settings are far sparser per cell (N·ε per cell 0.015 to 15) than the 64 × 64
-    ones; this shows where per-cell readings stop finding hotspots.
+    ones; this shows where per-cell readings stop finding hotspots. No MRE (docs/dpbench.md).
     """
     from benchmarks.dpbench import CRS as DPBENCH_CRS
     from benchmarks.dpbench import GRID as DPBENCH_GRID
 
-    def release(method: str, xy: tuple[np.ndarray, np.ndarray], eps: float, rng) -> tuple:
-        target = "cells" if method == "default" else "regions"
-        name = "uniform" if method == "uniform+nn" else "auto"
-        hm = heatmap(
-            xy, DPBENCH_GRID, epsilon=eps, method=name, target=target, crs=DPBENCH_CRS, rng=rng
-        )
-        hm = hm.nonnegative() if method == "uniform+nn" else hm
-        return hm.estimate, hm.release.value
-
-    scores = []
-    for name in DPBENCH_SHAPES:
-        probs = load_shape(directory, name)
-        for n in sizes:
-            for eps in EPSILONS:
-                found: dict[str, list[tuple[float, ...]]] = {m: [] for m in methods}
-                for rep in range(reps):
-                    counts, xy = sample_points(probs, n, np.random.default_rng([seed, rep, n]))
-                    for method in found:
-                        rng = np.random.default_rng([seed, rep, int(1000 * eps), 16])
-                        estimate, raw = release(method, xy, eps, rng)
-                        cells = np.asarray(estimate, dtype=np.float64).reshape(counts.shape)
-                        l1 = float(np.abs(cells - counts).sum() / n)
-                        recall = hotspot_recall(cells, raw, counts, np.random.default_rng(rep))
-                        found[method].append((l1, recall))
-                for method, rows in found.items():
-                    l1, recall = np.mean(rows, axis=0)
-                    scores.append(CellScore(name, n, eps, method, l1, recall, np.nan, 0.0))
-    return scores
+    return run(
+        directory,
+        shapes=DPBENCH_SHAPES,
+        reps=reps,
+        sizes=(10_000, 1_000_000),
+        methods=("uniform+nn", "default", "regions"),
+        seed=seed,
+        releases=methods_on(DPBENCH_GRID, DPBENCH_CRS),
+        loader=lambda name, directory: load_shape(directory, name),
+        cell=1.0,
+    )
 
 
 def by_setting(scores: list[CellScore]) -> dict[tuple[str, int, float], dict[str, CellScore]]:
