@@ -103,6 +103,11 @@ def test_intervals_are_said_in_words_and_a_tree_map_writes_its_leaves(cli, tmp_p
     assert refused.code != 0
     assert "unit='leaf' needs a multi-level release" in refused.err
     png = cli("heatmap", *uniform, tmp_path / "map.png")
+    said = "map counts: each cell's most likely count"
+    assert said not in res.out  # PrivTree
+    assert said not in png.out  # 255 cells: too few for posterior medians
+    fine = [*DEATHS, *AREA, "--cell-size", "25", "--crs", "EPSG:27700", "--epsilon", "1"]
+    assert said in cli("heatmap", *fine, "--out", tmp_path / "fine.png").out
     assert "each cell's true count lies in its" in png.out
     assert "95% ranges per cell (write .gpkg for them)" in png.out
     assert "only noise to allow for: every cell was measured on its own" in png.out

@@ -326,6 +326,11 @@ def run(args: argparse.Namespace, out: Output) -> int:
     for text in interval_lines(hm, path, args.unit):
         out.line(text)
     out.line(f"  grid {grid.nx} x {grid.ny} cells of {grid.cell_size:g} m in {facts['crs']}")
+    if "empirical_bayes" in hm.steps:
+        out.line(
+            "  map counts: each cell's most likely count given its noisy count and the whole map "
+            "(posterior median); for totals over an area use --target regions"
+        )
     if budget is not None:
         left = budget.remaining
         out.line(
