@@ -110,20 +110,30 @@ def _kstars(method: str, **kw: Any) -> Callable[..., Any]:
 # spatial: a public grid and site sets that differ by one site
 CRS = "EPSG:3035"
 GRID_3 = Grid.from_bounds((0, 0, 3_000, 3_000), cell_size=1_000, crs=CRS)  # 9 cells: uniform
-GRID_8 = Grid.from_bounds((0, 0, 8_000, 8_000), cell_size=1_000, crs=CRS)  # 64: auto = PrivTree
+GRID_8 = Grid.from_bounds((0, 0, 8_000, 8_000), cell_size=1_000, crs=CRS)  # 64: regions: PrivTree
+GRID_16 = Grid.from_bounds((0, 0, 16_000, 16_000), cell_size=1_000, crs=CRS)  # 256: cells: medians
 SITES_3 = (np.array([500.0, 1_500.0, 2_999.0]), np.array([500.0, 2_500.0, 10.0]))
 CLUSTER = np.random.default_rng(17).uniform(1_000, 3_000, size=(40, 2))  # 40 sites in 4 cells
 SITES_8 = (CLUSTER[:, 0], CLUSTER[:, 1])
+SPREAD = np.random.default_rng(16).uniform(0, 16_000, size=(150, 2))
+SITES_16 = (SPREAD[:, 0], SPREAD[:, 1])
 
 
 def _plus(sites: tuple[np.ndarray, np.ndarray], x: float, y: float) -> tuple[np.ndarray, ...]:
     return np.append(sites[0], x), np.append(sites[1], y)
 
 
-def _heatmap(method: str, grid: Grid, **options: Any) -> Release:
+def _heatmap(method: str, grid: Grid, target: str = "cells", **options: Any) -> Release:
     def release(sites: Any, scale: float, rng: np.random.Generator) -> np.ndarray:
         hm = heatmap(
-            sites, grid, epsilon=scale, method=method, method_options=options, crs=CRS, rng=rng
+            sites,
+            grid,
+            epsilon=scale,
+            method=method,
+            target=target,
+            method_options=options,
+            crs=CRS,
+            rng=rng,
         )
         return summarize(hm.release, hm.estimate, width=grid.n_released + 32)
 
@@ -206,6 +216,7 @@ PAIRS = {
 }
 ADD_SITE_3 = (SITES_3, _plus(SITES_3, 1_000, 2_000))  # on a corner of four cells
 ADD_SITE_8 = (SITES_8, _plus(SITES_8, 1_500, 1_500))  # inside the cluster
+ADD_SITE_16 = (SITES_16, _plus(SITES_16, 7_000, 9_000))  # on a corner of four cells
 
 
 def _graph_case(call: Callable[..., Any], pair: str, epsilon: float = 1.0, **kw: Any) -> Case:
@@ -287,14 +298,19 @@ CASES: dict[str, Case] = {
     "degree_histogram/direct": _graph_case(
         _degrees("direct"), "two-edges", broken=4.0, realised=HISTOGRAM
     ),
-    # heatmaps (one site added); GRID_8 has 64 cells, so "auto" runs PrivTree (ε/3, θ = -1.5δ)
+    # heatmaps (one site added); on GRID_8 (64 cells) "auto" for target="regions" runs PrivTree
+    # (ε/3, θ = -1.5δ); on GRID_16 (256 cells) the default, target="cells", releases the uniform
+    # grid and publishes its posterior medians (on GRID_3 its total-preserving projection)
     "heatmap/uniform": _map_case(_heatmap("uniform", GRID_3), ADD_SITE_3),
     "heatmap/auto-uniform": _map_case(_heatmap("auto", GRID_3), ADD_SITE_3),
+    "heatmap/auto-cells": _map_case(_heatmap("auto", GRID_16), ADD_SITE_16),
     "heatmap/adaptive": _map_case(_heatmap("adaptive", GRID_8), ADD_SITE_8, broken=4.0),
     "heatmap/privtree": _map_case(
         _heatmap("privtree", GRID_8), ADD_SITE_8, broken=4.0, realised=HALVES
     ),
-    "heatmap/auto-privtree": _map_case(_heatmap("auto", GRID_8), ADD_SITE_8, broken=4.0),
+    "heatmap/auto-privtree": _map_case(
+        _heatmap("auto", GRID_8, target="regions"), ADD_SITE_8, broken=4.0
+    ),
     "estimate_n_sites": _map_case(_n_sites, ADD_SITE_3),
     # core mechanisms: batched ones draw `size` releases per call
     "discrete_laplace": Case(_discrete_laplace, 3, 4, 1.0, 4_000, batched=True),

@@ -3,8 +3,9 @@
 Design. Each case of ``_entry_points.CASES`` calls the real function (``triangle_count`` in
 every method, with and without a bought interval; ``kstar_count``, also with an interval;
 ``clustering_coefficient``; ``edge_count``; ``degree_histogram`` both ways; ``heatmap``
-uniform, adaptive, PrivTree and ``auto`` on a grid of 64 cells, where it runs PrivTree with
-its real options, ε/3 for the tree and θ = -1.5δ; ``estimate_n_sites``; every core
+uniform, adaptive, PrivTree, ``auto`` for ``target="regions"`` on a grid of 64 cells, where it
+runs PrivTree with its real options, ε/3 for the tree and θ = -1.5δ, and the default
+(``target="cells"``) on a grid of 256 cells, where it publishes posterior medians; ``estimate_n_sites``; every core
 mechanism) on two neighbouring inputs where it takes its real code path, and audits the whole
 output: :func:`dpatlas.audit.summarize` turns the release into numbers (value, noisy bounds
 and counts in the metadata, the released tree and a structure code that hashes the tree's
@@ -43,7 +44,7 @@ import zlib
 
 import numpy as np
 import pytest
-from tests.privacy._entry_points import CASES, GRID_8, K5, SITES_8, _plus
+from tests.privacy._entry_points import CASES, GRID_8, GRID_16, K5, SITES_8, SITES_16, _plus
 
 from dpatlas.audit import AuditResult, audit, clopper_pearson
 from dpatlas.core.noise.ladder_exact import ladder_pmf
@@ -121,7 +122,9 @@ def test_the_ladder_realises_half_its_epsilon() -> None:
 
 
 def test_auto_runs_privtree_with_its_real_options_on_the_audited_grid() -> None:
-    hm = heatmap(SITES_8, GRID_8, epsilon=1.0, crs="EPSG:3035", rng=0)
+    cells = heatmap(SITES_16, GRID_16, epsilon=1.0, crs="EPSG:3035", rng=0)
+    assert cells.steps == ("empirical_bayes",)  # the default map's posterior medians run
+    hm = heatmap(SITES_8, GRID_8, epsilon=1.0, target="regions", crs="EPSG:3035", rng=0)
     meta = hm.release.metadata
     assert (meta["auto_choice"], meta["epsilon_tree"]) == ("privtree", pytest.approx(1 / 3))
     assert meta["split"]["theta"] == pytest.approx(-1.5 * meta["split"]["delta"], abs=1e-3)
