@@ -14,7 +14,7 @@ from dpatlas.graph.input.edgegraph import EdgeGraph, as_edge_graph
 from dpatlas.graph.input.io import read_edgelist
 from dpatlas.graph.kstars import KStarRelease, kstar_count
 from dpatlas.graph.report import SensitivityReport, sensitivity_report
-from dpatlas.graph.synthetic import SyntheticGraph, synthesize
+from dpatlas.graph.synthesis import SyntheticGraph, synthesize
 from dpatlas.graph.triangles import TriangleRelease, triangle_count
 
 __all__ = [

@@ -7,7 +7,7 @@ on the *public* node set that matches them. Everything done with the synthetic g
 Stages and their share of ε (:data:`SPLIT`; one debit of the total, before any noise):
 
 ============  =====  ====================================================================
-stage         share  mechanism (:mod:`dpatlas.graph._synth_stats`)
+stage         share  mechanism (:mod:`dpatlas.graph.synthesis._measure`)
 ============  =====  ====================================================================
 degrees       0.30   every node's degree + discrete Laplace(2/ε₁) (L1 sensitivity 2)
 partition     0.45   one sequential noisy label-propagation pass (each node releases its
@@ -19,11 +19,11 @@ triangles     0.10   the triangle count, ladder mechanism (:func:`triangle_count
 Privacy (edge-DP: neighbours share the public node set and differ in one edge). Each stage is
 ε_i-DP given the outputs of the earlier ones: the degree vector has L1 sensitivity 2; the
 partition pass is ε₂-DP by adaptive composition over the nodes (proof in
-:func:`~dpatlas.graph._synth_stats.private_partition`); the block counts of the released
+:func:`~dpatlas.graph.synthesis._measure.private_partition`); the block counts of the released
 partition have sensitivity 1 (an edge lies in one cell); the ladder mechanism is ε₄-DP
 (:mod:`dpatlas.core.noise.ladder`). By sequential (adaptive) composition the four releases together
 are ``(ε₁ + ε₂ + ε₃ + ε₄) = ε``-DP. The graph is then generated from the released values and
-public randomness only (:mod:`dpatlas.graph._bter`, :mod:`dpatlas.graph._deconvolve`): target
+public randomness only (:mod:`dpatlas.graph.synthesis._bter`, :mod:`dpatlas.graph.synthesis._deconvolve`): target
 degrees drawn from a deconvolution of the noisy degrees, BTER-style affinity blocks inside the
 released communities whose density is fitted to the *released* triangle count, and a
 degree-corrected block model for the remaining edges — post-processing, so the synthetic graph
@@ -48,10 +48,13 @@ from dpatlas.core.noise.ladder import ladder_mechanism, step_scale
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike, get_source
 from dpatlas.core.validation import check_epsilon
-from dpatlas.graph._bter import coarsen, fit_triangles, generate, merge_parts
-from dpatlas.graph._deconvolve import deconvolved_degrees
-from dpatlas.graph._generate import shift_to_total
-from dpatlas.graph._synth_stats import (
+from dpatlas.graph.adjacency import EdgeAdjacency
+from dpatlas.graph.exact.counting import common_neighbour_stats
+from dpatlas.graph.exact.triangle_sensitivity import sensitivity_ladder
+from dpatlas.graph.input.edgegraph import EdgeGraph, as_edge_graph
+from dpatlas.graph.synthesis._bter import coarsen, fit_triangles, generate, merge_parts
+from dpatlas.graph.synthesis._deconvolve import deconvolved_degrees
+from dpatlas.graph.synthesis._measure import (
     DEGREE_CLASSES,
     degree_class,
     noisy_blocks,
@@ -59,10 +62,7 @@ from dpatlas.graph._synth_stats import (
     partition_size,
     private_partition,
 )
-from dpatlas.graph.adjacency import EdgeAdjacency
-from dpatlas.graph.exact.counting import common_neighbour_stats
-from dpatlas.graph.exact.triangle_sensitivity import sensitivity_ladder
-from dpatlas.graph.input.edgegraph import EdgeGraph, as_edge_graph
+from dpatlas.graph.synthesis._stubs import shift_to_total
 
 __all__ = ["MECHANISMS", "SPLIT", "SyntheticGraph", "synthesize"]
 

@@ -1,6 +1,6 @@
-"""The private measurements behind :func:`~dpatlas.graph.synthetic.synthesize` (internal).
+"""The private measurements behind :func:`~dpatlas.graph.synthesis.synthetic.synthesize` (internal).
 
-Every function here reads the graph and adds noise; :mod:`dpatlas.graph.synthetic` debits the
+Every function here reads the graph and adds noise; :mod:`dpatlas.graph.synthesis.synthetic` debits the
 budget once for all of them and proves their composition. Sensitivities are for *edge*
 neighbours (same public node set, one edge added or removed); ``b`` below is a discrete Laplace
 scale, sampled exactly by :func:`~dpatlas.core.noise.discrete_laplace.sample_discrete_laplace`.

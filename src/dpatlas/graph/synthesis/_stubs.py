@@ -1,4 +1,4 @@
-"""Stub matching for :func:`~dpatlas.graph.synthetic.synthesize` (internal).
+"""Stub matching for :func:`~dpatlas.graph.synthesis.synthetic.synthesize` (internal).
 
 Everything here is post-processing: the generators read only released (noisy, post-processed)
 parameters and public randomness, never the graph. Their randomness comes from a numpy

@@ -1,5 +1,5 @@
-"""dpatlas.graph.synthesize: refusals, the debit, determinism, node ids, accuracy on a planted
-partition, and the post-processing pieces (stub matching, block balancing, deconvolution)."""
+"""dpatlas.graph.synthesize: refusals, the debit, determinism, node ids, the record, and
+accuracy on a planted partition."""
 
 from __future__ import annotations
 
@@ -13,12 +13,7 @@ import pytest
 from dpatlas.core.accounting.budget import Budget
 from dpatlas.errors import BudgetExceededError
 from dpatlas.graph import SyntheticGraph, synthesize
-from dpatlas.graph._bter import coarsen, generate
-from dpatlas.graph._deconvolve import deconvolved_degrees
-from dpatlas.graph._generate import balance_blocks, pair_across, pair_within, shift_to_total
-from dpatlas.graph._synth_stats import noisy_blocks, partition_size
-from dpatlas.graph.input.edgegraph import as_edge_graph
-from dpatlas.graph.synthetic import SPLIT
+from dpatlas.graph.synthesis.synthetic import SPLIT
 
 PLANTED = nx.planted_partition_graph(4, 100, 0.25, 0.01, seed=1)
 TRUTH = np.repeat(np.arange(4), 100)
@@ -172,76 +167,3 @@ def test_release_record_json_and_edge_list(tmp_path) -> None:
     assert lines[0].startswith("# dpatlas synthetic graph: edge-DP, epsilon=1")
     back = nx.read_edgelist(path, nodetype=int)
     assert sorted(map(sorted, back.edges())) == sorted(map(sorted, rel.value.edges()))
-
-
-def test_pairings_are_matchings_inside_their_groups() -> None:
-    gen = np.random.default_rng(0)
-    keys = np.repeat([0, 1, 2], [5, 4, 1])
-    nodes = np.arange(10)
-    pairs = pair_within(keys, nodes, gen)
-    assert len(pairs) == 2 + 2
-    assert (keys[pairs[:, 0]] == keys[pairs[:, 1]]).all()
-    assert np.unique(pairs).size == pairs.size
-    pair = np.array([0, 0, 0, 0, 0, 3, 3])
-    side = np.array([0, 0, 0, 1, 1, 0, 1])
-    got = pair_across(pair, side, np.arange(7), gen)
-    assert len(got) == 3
-    assert all(side[a] == 0 and side[b] == 1 and pair[a] == pair[b] for a, b in got)
-
-
-def test_balance_blocks_meets_row_sums() -> None:
-    m = balance_blocks(
-        np.array([[5.0, 2.0, 0.0], [2.0, 0.0, 1.0], [0.0, 1.0, 0.0]]), np.array([30.0, 8.0, 4.0])
-    )
-    assert np.allclose(m, m.T)
-    assert np.allclose(m.sum(axis=1), [30.0, 8.0, 4.0], rtol=1e-3)
-
-
-def test_shift_keeps_the_noisy_total() -> None:
-    y = np.random.default_rng(1).laplace(0, 3, 1000) + np.r_[np.full(10, 100.0), np.zeros(990)]
-    out = shift_to_total(y)
-    assert out.min() >= 0
-    assert math.isclose(out.sum(), y.sum(), rel_tol=1e-9)
-    assert np.count_nonzero(out) < 100  # the empty cells' noise is mostly gone
-
-
-def test_noisy_blocks_count_each_edge_once() -> None:
-    g = as_edge_graph(np.array([[0, 1], [1, 2], [2, 3], [3, 0], [0, 2]]), n=4)
-    from dpatlas.core.rng import get_source
-
-    labels = np.array([0, 0, 1, 1])
-    runs = [noisy_blocks(g, labels, 2, 1e6, get_source(s)) for s in range(3)]  # noise ~ 1e-6
-    for b in runs:
-        assert b.tolist() == [[1, 3], [3, 1]]
-    assert coarsen(runs[0], np.array([0, 0])).tolist() == [[8]]
-
-
-def test_generate_hits_target_degrees() -> None:
-    gen = np.random.default_rng(3)
-    deg = gen.integers(1, 30, 500)
-    deg[0] += 1 if deg.sum() % 2 else 0
-    labels = np.repeat([0, 1], 250)
-    blocks = np.array([[2000.0, 300.0], [300.0, 2000.0]])
-    keys = generate(deg, labels, labels, blocks, 0.5, gen)
-    got = np.bincount(np.r_[keys // 500, keys % 500], minlength=500)
-    assert np.abs(got - deg).sum() / deg.sum() < 0.02
-    u, v = keys // 500, keys % 500
-    assert (u < v).all()
-    assert np.unique(keys).size == keys.size
-
-
-def test_deconvolution_keeps_the_distribution_and_range() -> None:
-    gen = np.random.default_rng(0)
-    d = np.r_[np.ones(3000, dtype=np.int64), np.full(1000, 40)]
-    x = d + np.rint(gen.laplace(0, 5.0, d.size)).astype(np.int64)
-    t = deconvolved_degrees(x, 5.0, 5000, gen)
-    assert t.min() >= 0
-    assert t.max() <= 4999
-    assert abs(t.mean() - d.mean()) < 1.0
-    assert (t[:3000] < 10).mean() > 0.8
-    assert (np.abs(t[3000:] - 40) < 10).mean() > 0.8
-    assert np.count_nonzero(np.clip(x, 0, None) == 0) > np.count_nonzero(t == 0)
-
-
-def test_partition_size_is_public() -> None:
-    assert [partition_size(e) for e in (0.1, 0.59, 0.6, 1.19, 1.2, 10.0)] == [4, 4, 8, 8, 16, 16]

@@ -1,4 +1,4 @@
-"""The synthetic-graph generator of :func:`~dpatlas.graph.synthetic.synthesize` (internal).
+"""The synthetic-graph generator of :func:`~dpatlas.graph.synthesis.synthetic.synthesize` (internal).
 
 A degree-corrected block model with BTER-style affinity blocks (Seshadhri, Kolda, Pinar 2012),
 post-processing only (it reads released values and public randomness):
@@ -21,9 +21,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from dpatlas.graph._generate import balance_blocks, pair_across, pair_within
 from dpatlas.graph.exact.counting import triangle_count_exact
 from dpatlas.graph.input.edgegraph import as_edge_graph
+from dpatlas.graph.synthesis._stubs import balance_blocks, pair_across, pair_within
 
 __all__ = ["BLOCK_EXPONENT", "coarsen", "fit_triangles", "generate", "merge_parts"]
 
