@@ -175,3 +175,95 @@ def test_invalid_total_is_refused_before_anything_is_written(tmp_path: Path) -> 
         Budget.open(path, dataset="d", epsilon=-1.0)
     budget = Budget.open(path, dataset="d", epsilon=1.0, delta=1e-6, accounting="zcdp")
     assert budget.accounting == "zcdp"
+
+
+_V1_SCHEMA = """
+CREATE TABLE datasets (
+    dataset TEXT PRIMARY KEY, total_epsilon TEXT NOT NULL, total_delta TEXT NOT NULL,
+    accounting TEXT NOT NULL, created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')));
+CREATE TABLE spends (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, dataset TEXT NOT NULL REFERENCES datasets(dataset),
+    time TEXT NOT NULL, mechanism TEXT NOT NULL, epsilon TEXT NOT NULL, delta TEXT NOT NULL,
+    rho TEXT, note TEXT NOT NULL);
+CREATE INDEX spends_dataset ON spends(dataset);
+INSERT INTO datasets (dataset, total_epsilon, total_delta, accounting) VALUES ('d', '1.0', '0.0', 'basic');
+INSERT INTO spends (dataset, time, mechanism, epsilon, delta, rho, note)
+    VALUES ('d', '2026-01-01T00:00:00+00:00', 'heatmap/uniform', '0.25', '0.0', NULL, 'old');
+PRAGMA user_version = 1;
+"""
+
+
+def _v1_ledger(path: Path) -> Path:
+    """A ledger exactly as schema version 1 wrote it, with one spend of 0.25."""
+    with sqlite3.connect(path) as conn:
+        conn.executescript(_V1_SCHEMA)
+    return path
+
+
+def test_a_version_1_ledger_is_migrated_and_keeps_its_spends(tmp_path: Path) -> None:
+    path = _v1_ledger(tmp_path / "old.sqlite")
+    budget = Budget.open(path, dataset="d")
+    (old,) = budget.history
+    assert (old.mechanism, old.epsilon, old.note, old.products) == (
+        "heatmap/uniform",
+        Decimal("0.25"),
+        "old",
+        (),
+    )
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert [r[1] for r in conn.execute("PRAGMA table_info(products)")] == [
+            "spend_id",
+            "path",
+            "time",
+        ]
+    spend = budget.spend(0.5, mechanism="heatmap/privtree")
+    budget.record_products(spend, [tmp_path / "map.gpkg", tmp_path / "map.html"])
+    again = Budget.open(path, dataset="d")  # a second open finds version 2: no migration
+    assert again.remaining.epsilon == 0.25
+    assert [Path(p).name for p in again.history[1].products] == ["map.gpkg", "map.html"]
+    assert again.history[1].id == spend.id == 2
+
+
+def test_a_failed_migration_leaves_version_1_intact(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dpatlas.core.accounting import ledger
+
+    path = _v1_ledger(tmp_path / "old.sqlite")
+    broken = {2: ledger._MIGRATIONS[2] + "; CREATE TABLE spends (x INTEGER)"}  # fails midway
+    monkeypatch.setattr(ledger, "_MIGRATIONS", broken)
+    with pytest.raises(LedgerError, match="cannot be used"):
+        Budget.open(path, dataset="d")
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert "products" not in tables  # the products table of the failed step was rolled back
+    monkeypatch.undo()
+    assert Budget.open(path, dataset="d").remaining.epsilon == 0.75
+
+
+def test_a_ledger_of_a_newer_schema_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "new.sqlite"
+    Budget.open(path, dataset="d", epsilon=1.0)
+    with sqlite3.connect(path) as conn:
+        conn.execute("PRAGMA user_version = 3")
+    with pytest.raises(LedgerError, match=r"written by a newer dpatlas .* upgrade dpatlas"):
+        Budget.open(path, dataset="d")
+
+
+def test_products_are_kept_per_spend_and_process(tmp_path: Path) -> None:
+    path = tmp_path / "ledger.sqlite"
+    mine = Budget.open(path, dataset="d", epsilon=1.0)
+    other = Budget.open(path, dataset="d")
+    first = mine.spend(0.1, mechanism="a")
+    other.spend(0.1, mechanism="b")  # another writer between my spend and my files
+    mine.record_products(first, ["a.gpkg"])
+    assert [s.mechanism for s in mine.made_here] == ["a"]
+    assert [(s.mechanism, len(s.products)) for s in Budget.open(path, dataset="d").history] == [
+        ("a", 1),
+        ("b", 0),
+    ]
+    stranger = Budget.open(path, dataset="e", epsilon=1.0)
+    with pytest.raises(ValueError, match="is not a spend of dataset 'e'"):
+        stranger.record_products(first, ["x.png"])

@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import datetime, timezone
 from decimal import Decimal
 from pathlib import Path
@@ -49,6 +50,10 @@ def rho_for_total(epsilon: float, delta: float) -> float:
     return (math.sqrt(log_term + epsilon) - math.sqrt(log_term)) ** 2
 
 
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+
+
 class _MemoryStore:
     def __init__(self) -> None:
         self._rows: list[Spend] = []
@@ -58,10 +63,18 @@ class _MemoryStore:
         with self._lock:
             return list(self._rows)
 
-    def append_if(self, spend: Spend, admit: Callable[[Sequence[Spend]], None]) -> None:
+    def append_if(self, spend: Spend, admit: Callable[[Sequence[Spend]], None]) -> int:
         with self._lock:
             admit([*self._rows, spend])
-            self._rows.append(spend)
+            self._rows.append(replace(spend, id=len(self._rows) + 1))
+            return len(self._rows)
+
+    def add_products(self, spend_id: int, paths: Sequence[str], time: str) -> None:
+        with self._lock:
+            if not 1 <= spend_id <= len(self._rows):
+                raise ValueError(f"spend {spend_id} is not a spend of this budget")
+            row = self._rows[spend_id - 1]
+            self._rows[spend_id - 1] = replace(row, products=(*row.products, *paths))
 
 
 class Budget:
@@ -103,6 +116,7 @@ class Budget:
             )
         self.accounting = accounting
         self._store = store
+        self._made: list[Spend] = []
 
     @classmethod
     def open(
@@ -181,8 +195,7 @@ class Budget:
                 "(epsilon below about 1e-154); use a larger epsilon"
             )
         r = None if rho is None else dec(check_epsilon(rho, "rho", maximum=math.inf))
-        now = datetime.now(timezone.utc).isoformat(timespec="microseconds")
-        return Spend(dec(eps), dec(d), r, str(mechanism), str(note), now)
+        return Spend(dec(eps), dec(d), r, str(mechanism), str(note), _now())
 
     def _admit(self, rows: Sequence[Spend]) -> None:
         eps, delta = self._used(rows)
@@ -209,10 +222,43 @@ class Budget:
         note: str = "",
         rho: float | None = None,
     ) -> Spend:
-        """Check and record a spend atomically; raise and record nothing if it does not fit."""
+        """Check and record a spend atomically; raise and record nothing if it does not fit.
+
+        Returns the recorded spend (with its ``id``); it is also appended to :attr:`made_here`.
+        """
         spend = self._make(epsilon, delta, rho, mechanism, note)
-        self._store.append_if(spend, self._admit)  # type: ignore[attr-defined]
+        spend_id = self._store.append_if(spend, self._admit)  # type: ignore[attr-defined]
+        spend = replace(spend, id=spend_id)
+        self._made.append(spend)
         return spend
+
+    @property
+    def made_here(self) -> tuple[Spend, ...]:
+        """The spends made through this object, oldest first (other processes' are not here).
+
+        A caller that released through a function taking ``budget=`` finds its own spend here,
+        even while other processes spend against the same ledger.
+        """
+        return tuple(self._made)
+
+    def record_products(self, spend: Spend, paths: Sequence[str | Path]) -> None:
+        """Record the files a release was written to, beside its spend (no privacy cost).
+
+        Examples
+        --------
+        >>> b = Budget(1.0)
+        >>> spend = b.spend(0.5, mechanism="heatmap")
+        >>> b.record_products(spend, ["map.gpkg", "map.html"])
+        >>> [Path(p).name for p in b.history[0].products]
+        ['map.gpkg', 'map.html']
+        """
+        if spend.id is None:
+            raise ValueError(
+                "spend has no id: record products of a spend returned by Budget.spend() or "
+                "listed in Budget.made_here"
+            )
+        files = [str(Path(p).resolve()) for p in paths]
+        self._store.add_products(spend.id, files, _now())  # type: ignore[attr-defined]
 
     def __repr__(self) -> str:
         rem = self.remaining

@@ -2,11 +2,19 @@
 
 One file can hold the budgets of several datasets. Table ``datasets`` fixes each dataset's
 total at first registration; table ``spends`` has one row per debit (time, dataset, mechanism,
-ε, δ, ρ, note), amounts stored as exact decimal text. A spend reads the dataset's rows, checks
-the total and inserts the new row inside one ``BEGIN IMMEDIATE`` transaction: SQLite then holds
-the write lock from the read to the commit, so two processes can never both pass the check on
-the same remaining budget, and a process killed before ``COMMIT`` leaves no row (the rollback
-journal undoes it on the next open). ``synchronous=FULL`` makes a committed spend durable.
+ε, δ, ρ, note), amounts stored as exact decimal text; table ``products`` lists the files a
+release produced (post-processing, recorded after the files are written; no privacy cost).
+A spend reads the dataset's rows, checks the total and inserts the new row inside one
+``BEGIN IMMEDIATE`` transaction: SQLite then holds the write lock from the read to the commit,
+so two processes can never both pass the check on the same remaining budget, and a process
+killed before ``COMMIT`` leaves no row (the rollback journal undoes it on the next open).
+``synchronous=FULL`` makes a committed spend durable.
+
+Schema versions (``PRAGMA user_version``): 1 had ``datasets`` and ``spends``; 2 adds
+``products``. A ledger of an older version is migrated when it is opened, inside the same
+``BEGIN IMMEDIATE`` transaction that checks it (SQLite's DDL is transactional: a crash
+mid-migration leaves version 1 intact, and two processes cannot both migrate); migrations only
+add tables, so no spend is rewritten. A ledger of a newer version is refused, not guessed at.
 
 Use it through :meth:`dpatlas.core.accounting.budget.Budget.open`.
 """
@@ -25,8 +33,8 @@ from dpatlas.errors import LedgerError
 
 __all__ = ["SQLiteStore"]
 
-SCHEMA_VERSION = 1
-_SCHEMA = """
+SCHEMA_VERSION = 2
+_SCHEMA_V1 = """
 CREATE TABLE IF NOT EXISTS datasets (
     dataset TEXT PRIMARY KEY, total_epsilon TEXT NOT NULL, total_delta TEXT NOT NULL,
     accounting TEXT NOT NULL, created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')));
@@ -36,10 +44,25 @@ CREATE TABLE IF NOT EXISTS spends (
     rho TEXT, note TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS spends_dataset ON spends(dataset);
 """
-_COLUMNS = {
+_MIGRATIONS = {
+    2: """
+CREATE TABLE products (
+    spend_id INTEGER NOT NULL REFERENCES spends(id), path TEXT NOT NULL, time TEXT NOT NULL);
+CREATE INDEX products_spend ON products(spend_id);
+""",
+}
+"""The statements that take a ledger from version ``v - 1`` to version ``v``."""
+_V1_COLUMNS = {
     "datasets": ["dataset", "total_epsilon", "total_delta", "accounting", "created"],
     "spends": ["id", "dataset", "time", "mechanism", "epsilon", "delta", "rho", "note"],
 }
+_COLUMNS = {1: _V1_COLUMNS, 2: {**_V1_COLUMNS, "products": ["spend_id", "path", "time"]}}
+"""The tables and columns of each schema version."""
+
+
+def _run(conn: sqlite3.Connection, script: str) -> None:
+    for statement in filter(str.strip, script.split(";")):
+        conn.execute(statement)
 
 
 class SQLiteStore:
@@ -116,30 +139,55 @@ class SQLiteStore:
 
     @staticmethod
     def _check_schema(conn: sqlite3.Connection) -> None:
+        """Create a new ledger, migrate an older one, or refuse a file that is not a ledger."""
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if version == 0 and not tables:
-            for statement in filter(str.strip, _SCHEMA.split(";")):
-                conn.execute(statement)
-            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-            return
-        for table, columns in _COLUMNS.items():
+            _run(conn, _SCHEMA_V1)
+            version = 1
+        elif version > SCHEMA_VERSION:
+            raise LedgerError(
+                f"ledger schema version {version} was written by a newer dpatlas (this one reads "
+                f"versions 1 to {SCHEMA_VERSION}); upgrade dpatlas to use this ledger"
+            )
+        for table, columns in _COLUMNS.get(version, _V1_COLUMNS).items():
             found = [r[1] for r in conn.execute(f"PRAGMA table_info({table})")]
-            if version != SCHEMA_VERSION or found != columns:
+            if version not in _COLUMNS or found != columns:
                 raise LedgerError(
                     "file is not a dpatlas ledger of schema version "
-                    f"{SCHEMA_VERSION} (user_version={version}, table {table!r} has columns {found}); "
-                    "open the right file, or start a new ledger at another path"
+                    f"1 to {SCHEMA_VERSION} (user_version={version}, table {table!r} has columns "
+                    f"{found}); open the right file, or start a new ledger at another path"
                 )
+        for step in range(version + 1, SCHEMA_VERSION + 1):
+            _run(conn, _MIGRATIONS[step])
+        if version != SCHEMA_VERSION:
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def _read(self, conn: sqlite3.Connection) -> list[Spend]:
         rows = conn.execute(
-            "SELECT epsilon, delta, rho, mechanism, note, time FROM spends WHERE dataset = ? ORDER BY id",
+            "SELECT id, epsilon, delta, rho, mechanism, note, time FROM spends WHERE dataset = ? "
+            "ORDER BY id",
             (self.dataset,),
         ).fetchall()
+        files: dict[int, list[str]] = {}
+        for spend_id, path in conn.execute(
+            "SELECT spend_id, path FROM products WHERE spend_id IN "
+            "(SELECT id FROM spends WHERE dataset = ?) ORDER BY rowid",
+            (self.dataset,),
+        ):
+            files.setdefault(spend_id, []).append(path)
         return [
-            Spend(Decimal(e), Decimal(d), None if r is None else Decimal(r), m, n, t)
-            for e, d, r, m, n, t in rows
+            Spend(
+                Decimal(e),
+                Decimal(d),
+                None if r is None else Decimal(r),
+                m,
+                n,
+                t,
+                i,
+                tuple(files.get(i, ())),
+            )
+            for i, e, d, r, m, n, t in rows
         ]
 
     def rows(self) -> list[Spend]:
@@ -147,11 +195,12 @@ class SQLiteStore:
         with self._tx(immediate=False) as conn:
             return self._read(conn)
 
-    def append_if(self, spend: Spend, admit: Callable[[Sequence[Spend]], None]) -> None:
-        """Insert ``spend`` if ``admit(rows + [spend])`` does not raise, in one transaction."""
+    def append_if(self, spend: Spend, admit: Callable[[Sequence[Spend]], None]) -> int:
+        """Insert ``spend`` if ``admit(rows + [spend])`` does not raise, in one transaction;
+        return its row id."""
         with self._tx() as conn:
             admit([*self._read(conn), spend])
-            conn.execute(
+            cursor = conn.execute(
                 "INSERT INTO spends (dataset, time, mechanism, epsilon, delta, rho, note) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (
                     self.dataset,
@@ -162,4 +211,20 @@ class SQLiteStore:
                     None if spend.rho is None else str(spend.rho),
                     spend.note,
                 ),
+            )
+            return int(cursor.lastrowid or 0)
+
+    def add_products(self, spend_id: int, paths: Sequence[str], time: str) -> None:
+        """Record the files that the release of spend ``spend_id`` produced."""
+        with self._tx() as conn:
+            found = conn.execute(
+                "SELECT 1 FROM spends WHERE id = ? AND dataset = ?", (spend_id, self.dataset)
+            ).fetchone()
+            if found is None:
+                raise ValueError(
+                    f"spend {spend_id} is not a spend of dataset {self.dataset!r} in {self.path}"
+                )
+            conn.executemany(
+                "INSERT INTO products (spend_id, path, time) VALUES (?, ?, ?)",
+                [(spend_id, path, time) for path in paths],
             )

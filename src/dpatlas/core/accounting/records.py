@@ -19,7 +19,12 @@ def dec(x: float) -> Decimal:
 
 @dataclass(frozen=True)
 class Spend:
-    """One debit: what a release cost, and what it was."""
+    """One debit: what a release cost, and what it was.
+
+    ``id`` numbers the spends of a budget (1, 2, ... in memory; the row id in a ledger), and
+    ``products`` lists the files the release was written to
+    (:meth:`~dpatlas.core.accounting.budget.Budget.record_products`).
+    """
 
     epsilon: Decimal
     delta: Decimal
@@ -27,3 +32,5 @@ class Spend:
     mechanism: str
     note: str
     time: str
+    id: int | None = None
+    products: tuple[str, ...] = ()
