@@ -24,6 +24,7 @@ from dpatlas.spatial.products.plot import (
     draw_outlines,
     frame_axes,
     plot_heatmap,
+    separate_ticks,
 )
 
 __all__ = [
@@ -81,6 +82,7 @@ def plot_heatmaps(
     for ax, hm, title in zip(axes[0], heatmaps, names, strict=True):
         plot_heatmap(hm, ax, outlines=outlines, title=title, wrap=55, **scale)
     fig.tight_layout()
+    separate_ticks(fig)
     return fig
 
 
@@ -166,6 +168,7 @@ def plot_interval_map(
         ax.set_title(name, fontsize=9)
     fig.suptitle(textwrap.fill(f"{caption(heatmap)}. {note}", 150), fontsize=8)
     fig.tight_layout()
+    separate_ticks(fig)
     return fig
 
 

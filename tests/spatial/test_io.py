@@ -34,23 +34,34 @@ def test_csv_columns_detected_or_named(tmp_path):
 def test_csv_errors(tmp_path):
     path = tmp_path / "bad.csv"
     path.write_text("id,lat,lon\n1,50.1,10.2\n2,,10.3\n")
-    with pytest.raises(ValueError, match=r"row 1 has no usable coordinates .*dropna=True"):
+    with pytest.raises(ValueError, match=r"data row 2 has no usable coordinates .*dropna=True"):
         read_csv_points(path)
     assert read_csv_points(path, dropna=True).attrs["dpatlas"]["rows_without_coordinates"] == 1
-    with pytest.raises(
-        ValueError, match=r"no lon column found among \['id', 'lat', 'lon'\]|lon='east'"
-    ):
+    with pytest.raises(ValueError, match=r"lon='east' is not a column"):
         read_csv_points(path, lon="east")
     nocols = tmp_path / "nocols.csv"
     nocols.write_text("a,b\n1,2\n")
     with pytest.raises(
-        ValueError, match=r"no lon column found among \['a', 'b'\]; name it with lon="
+        ValueError, match=r"no longitude column found among \['a', 'b'\]; name it with lon="
     ):
         read_csv_points(nocols)
     swapped = tmp_path / "swapped.csv"
     swapped.write_text("lat,lon\n-91.0,-0.5\n")
-    with pytest.raises(ValueError, match=r"lat must be in \[-90, 90\] .*columns swapped"):
+    with pytest.raises(
+        ValueError, match=r"latitudes \(column 'lat'\) must be in \[-90, 90\] .*columns swapped"
+    ):
         read_csv_points(swapped)
+
+
+def test_headerless_csv_by_column_positions(tmp_path):
+    path = tmp_path / "taxi.csv"
+    path.write_text("1,2008-02-02 15:36:08,116.51172,39.92123\n1,2008-02-02 15:56:08,116.5,39.9\n")
+    with pytest.raises(ValueError, match=r"looks like data, not a header; pass header=None"):
+        read_csv_points(path)
+    gdf = read_csv_points(path, header=None, lon=2, lat=3)
+    assert gdf.geometry.iloc[0].equals(Point(116.51172, 39.92123))
+    with pytest.raises(ValueError, match="lon=7 is not a column position: the file has 4 columns"):
+        read_csv_points(path, header=None, lon=7, lat=3)
 
 
 def test_read_sites_dispatches_by_extension(tmp_path):

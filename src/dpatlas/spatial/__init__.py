@@ -10,7 +10,8 @@ far more accurate for counts in regions when sites are few per cell (docs/dpbenc
 medians, :func:`empirical_bayes`) or ``target="regions"`` (docs/cells.md). The :class:`Heatmap`
 result keeps the raw noisy counts and offers post-processing (non-negative totals-preserving
 counts, least squares over a tree, suppression flags, region queries) and exports
-(GeoDataFrame, GeoPackage, GeoJSON, GeoTIFF, matplotlib).
+(GeoDataFrame, GeoPackage, GeoJSON, GeoTIFF, PNG, matplotlib, and a self-contained interactive
+HTML map); :func:`read_heatmap` reads a saved GeoPackage back.
 
 Examples
 --------
@@ -37,6 +38,7 @@ from dpatlas.spatial.methods import METHODS, SiteCounts, adaptive, auto, privtre
 from dpatlas.spatial.products.denoise import empirical_bayes
 from dpatlas.spatial.products.postprocess import consistent, nonnegative, suppress
 from dpatlas.spatial.products.query import RegionEstimate, region_query
+from dpatlas.spatial.products.record import read_heatmap
 from dpatlas.spatial.products.result import Heatmap
 from dpatlas.spatial.resolution import estimate_n_sites, suggest_cell_size
 from dpatlas.spatial.tree.hierarchy import Hierarchy
@@ -59,6 +61,7 @@ __all__ = [
     "nonnegative",
     "read_csv_points",
     "read_gbif",
+    "read_heatmap",
     "read_sites",
     "region_query",
     "register_method",

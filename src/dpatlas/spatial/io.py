@@ -22,7 +22,14 @@ LON_NAMES = ("decimallongitude", "longitude", "lon", "long", "lng", "x")
 LAT_NAMES = ("decimallatitude", "latitude", "lat", "y")
 
 
-def _detect(columns: pd.Index, given: str | None, names: tuple[str, ...], what: str) -> str:
+def _detect(columns: pd.Index, given: str | int | None, names: tuple[str, ...], what: str) -> Any:
+    if isinstance(given, int) and not isinstance(given, bool) and given not in columns:
+        if not 0 <= given < len(columns):
+            raise ValueError(
+                f"{what}={given} is not a column position: the file has {len(columns)} columns "
+                f"(positions 0 to {len(columns) - 1})"
+            )
+        return columns[given]
     if given is not None:
         if given not in columns:
             raise ValueError(f"{what}={given!r} is not a column; columns are {list(columns)[:20]}")
@@ -31,10 +38,25 @@ def _detect(columns: pd.Index, given: str | None, names: tuple[str, ...], what: 
         found = [c for c in columns if str(c).strip().lower() == name]
         if len(found) == 1:
             return found[0]
+    label = {"lon": "longitude", "lat": "latitude"}[what]
+    if len(columns) and 2 * sum(_is_number(c) for c in columns) >= len(columns):
+        raise ValueError(
+            f"no {label} column found: the first line ({', '.join(map(str, columns[:6]))}) looks "
+            f"like data, not a header; pass header=None and the columns' positions as lon= and "
+            "lat= (0-based)"
+        )
     raise ValueError(
-        f"no {what} column found among {list(columns)[:20]}; name it with {what}=... "
+        f"no {label} column found among {list(columns)[:20]}; name it with {what}= "
         f"(detected names: {', '.join(names)})"
     )
+
+
+def _is_number(text: Any) -> bool:
+    try:
+        float(str(text))
+    except ValueError:
+        return False
+    return True
 
 
 def _points(
@@ -46,15 +68,17 @@ def _points(
     if not present.all() and not dropna:
         first = int(np.argmax(~present))
         raise ValueError(
-            f"row {first} has no usable coordinates ({lon}={frame[lon].iloc[first]!r}, "
-            f"{lat}={frame[lat].iloc[first]!r}); pass dropna=True to drop such rows"
+            f"data row {first + 1} has no usable coordinates (column {lon!r}: "
+            f"{frame[lon].iloc[first]!r}, column {lat!r}: {frame[lat].iloc[first]!r}); pass "
+            "dropna=True to drop such rows"
         )
     frame, x, y = frame[present].reset_index(drop=True), x[present], y[present]
     geographic = crs is not None and CRS.from_user_input(crs).is_geographic
     if geographic and (np.any(np.abs(y) > 90) or np.any(np.abs(x) > 180)):
         raise ValueError(
-            f"{lat} must be in [-90, 90] and {lon} in [-180, 180] for {crs}; are the "
-            "columns swapped, or are the coordinates projected (pass crs=)?"
+            f"latitudes (column {lat!r}) must be in [-90, 90] and longitudes (column {lon!r}) in "
+            f"[-180, 180] for {crs}; are the columns swapped, or are the coordinates projected "
+            "(pass crs=)?"
         )
     gdf = gpd.GeoDataFrame(frame, geometry=gpd.points_from_xy(x, y), crs=crs)
     return gdf, int((~present).sum())
@@ -63,8 +87,8 @@ def _points(
 def read_csv_points(
     path: str | Path,
     *,
-    lon: str | None = None,
-    lat: str | None = None,
+    lon: str | int | None = None,
+    lat: str | int | None = None,
     crs: Any = "EPSG:4326",
     sep: str = ",",
     dropna: bool = False,
@@ -72,11 +96,12 @@ def read_csv_points(
 ) -> gpd.GeoDataFrame:
     """Points from a CSV file with longitude / latitude (or x / y) columns.
 
-    Columns are named by ``lon`` / ``lat`` or detected from common names (case-insensitive):
-    ``decimalLongitude``, ``longitude``, ``lon``, ``long``, ``lng``, ``x`` and
-    ``decimalLatitude``, ``latitude``, ``lat``, ``y``. Rows without usable coordinates are an
-    error unless ``dropna=True``, which drops them and records how many in
-    ``gdf.attrs["dpatlas"]["rows_without_coordinates"]``.
+    Columns are named by ``lon`` / ``lat`` (a name, or a 0-based position as an int) or
+    detected from common names (case-insensitive): ``decimalLongitude``, ``longitude``,
+    ``lon``, ``long``, ``lng``, ``x`` and ``decimalLatitude``, ``latitude``, ``lat``, ``y``.
+    A file without a header line needs ``header=None`` (passed to :func:`pandas.read_csv`) and
+    positions. Rows without usable coordinates are an error unless ``dropna=True``, which drops
+    them and records how many in ``gdf.attrs["dpatlas"]["rows_without_coordinates"]``.
 
     Examples
     --------
@@ -84,6 +109,9 @@ def read_csv_points(
     >>> gdf = read_csv_points(io.StringIO("id,Latitude,Longitude\\n1,-0.5,-90.5\\n"))
     >>> gdf.geometry.iloc[0].x, gdf.crs.to_epsg()
     (-90.5, 4326)
+    >>> taxi = io.StringIO("1,2008-02-02 15:36:08,116.51172,39.92123\\n")
+    >>> read_csv_points(taxi, header=None, lon=2, lat=3).geometry.iloc[0].y
+    39.92123
     """
     frame = pd.read_csv(path, sep=sep, low_memory=False, **read_csv_kwargs)
     lon_col = _detect(frame.columns, lon, LON_NAMES, "lon")

@@ -95,7 +95,8 @@ def test_geojson_is_rfc7946_wgs84_with_description(tmp_path):
     assert facts["epsilon"] == "0.5"
     assert facts["crs"] == "EPSG:3035"
     with pytest.raises(
-        ValueError, match=r"path must end in .gpkg, .geojson or .json, got '.*map.shp'"
+        ValueError,
+        match=r"path must end in .gpkg, .geojson, .json, .tif, .tiff, .png, .html, got .*map.shp",
     ):
         hm.to_file(tmp_path / "map.shp")
 

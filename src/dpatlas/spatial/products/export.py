@@ -1,4 +1,4 @@
-"""Exports of a released heatmap: GeoDataFrame, GeoPackage / GeoJSON, GeoTIFF.
+"""Exports of a released heatmap: GeoDataFrame, GeoPackage / GeoJSON, GeoTIFF, PNG, HTML.
 
 Every interval written says what it is: its level is in the column names (``ci95_low``,
 ``ci95_high`` at 95%), the column ``ci_covers`` says per row whether it allows for the noise
@@ -28,8 +28,10 @@ if TYPE_CHECKING:
 __all__ = [
     "LAYERS",
     "NODATA",
+    "SUFFIXES",
     "describe",
     "interval_columns",
+    "release_facts",
     "to_file",
     "to_geodataframe",
     "to_geotiff",
@@ -39,6 +41,8 @@ NODATA = np.iinfo(np.int32).min
 """GeoTIFF nodata value of integer count bands (cells outside the release)."""
 LAYERS = {"cell": "cells", "leaf": "leaves"}
 """GeoPackage layer name of each unit."""
+SUFFIXES = (".gpkg", ".geojson", ".json", ".tif", ".tiff", ".png", ".html")
+"""The file types :func:`to_file` writes, chosen by the path's suffix."""
 
 
 def interval_columns(level: float) -> tuple[str, str]:
@@ -75,6 +79,65 @@ def _sentences(m: Measured, level: float) -> dict[str, str]:
     }
 
 
+def release_facts(heatmap: Heatmap, level: float = 0.95) -> dict[str, Any]:
+    """Public facts about the release as numbers, text and lists (``--json``, web maps).
+
+    The same facts as :func:`describe`, typed: ``noise_scale`` is a number, a ``[low, high]``
+    range when the measured units have different scales, or None when nothing was measured.
+
+    Examples
+    --------
+    >>> import numpy as np, dpatlas.spatial as sp
+    >>> g = sp.Grid.from_bounds((0, 0, 2, 1), cell_size=1, crs="EPSG:3035")
+    >>> hm = sp.heatmap((np.array([0.5]), np.array([0.5])), g, epsilon=1.0, crs=3035, rng=0)
+    >>> facts = release_facts(hm)
+    >>> facts["epsilon"], facts["noise_scale"], facts["ci95_halfwidth"], facts["seeded"]
+    (1.0, 1.0, 3.0, True)
+    """
+    release, grid = heatmap.release, heatmap.grid
+    m = heatmap.measured
+    level = check_level(level)
+    scales = np.unique(m.scale)
+    widths = m.halfwidth(0.95)
+    cap = release.metadata.get("max_sites_per_individual")
+    facts: dict[str, Any] = {
+        "epsilon": release.epsilon,
+        "delta": release.delta,
+        "mechanism": release.mechanism,
+        "noise": m.noise if m.unit == "cell" else f"{m.noise} per leaf of a released tree",
+        "noise_scale": None
+        if not m.size
+        else float(scales[0])
+        if scales.size == 1
+        else [float(scales[0]), float(scales[-1])],
+        "sensitivity": release.sensitivity,
+        "measured_unit": m.unit,
+        "measured_units": int(m.size),
+        "ci95_halfwidth": float(widths.max()) if widths.size else 0.0,
+        "interval_level": level,
+        "seeded": release.seeded,
+        "cell_size": grid.cell_size,
+        "crs": grid.crs.to_string(),
+        "date": str(release.metadata.get("created", "")),
+        "postprocessing": list(heatmap.steps),
+        "max_sites_per_individual": None if cap is None else int(cap),
+    }
+    facts.update({f"interval_{unit}": text for unit, text in _sentences(m, level).items()})
+    return facts
+
+
+def _text(value: Any) -> str:
+    """A fact as text: numbers short but exact (``1``, ``0.5``, ``1.3333333333333333``)."""
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, (int, float)):
+        short = f"{value:g}"
+        return short if float(short) == value else repr(float(value))
+    if isinstance(value, list):
+        return json.dumps(value)
+    return "" if value is None else str(value)
+
+
 def describe(heatmap: Heatmap, level: float = 0.95) -> dict[str, str]:
     """Public facts about the release, as strings (GeoTIFF tags, file metadata, captions).
 
@@ -94,32 +157,14 @@ def describe(heatmap: Heatmap, level: float = 0.95) -> dict[str, str]:
     ci95_low, ci95_high: each cell's true count lies in its range with probability at least 95%
     (noise only: every cell was measured on its own).
     """
-    release, grid = heatmap.release, heatmap.grid
-    m = heatmap.measured
-    level = check_level(level)
-    scales = np.unique(m.scale)
-    scale = f"{scales[0]:.17g}" if scales.size == 1 else f"{scales[0]:.17g} to {scales[-1]:.17g}"
-    widths = m.halfwidth(0.95)
-    facts = {
-        "epsilon": f"{release.epsilon:g}",
-        "delta": f"{release.delta:g}",
-        "mechanism": release.mechanism,
-        "noise": m.noise if m.unit == "cell" else f"{m.noise} per leaf of a released tree",
-        "noise_scale": scale if m.size else "",
-        "sensitivity": f"{release.sensitivity:g}" if release.sensitivity is not None else "",
-        "measured_unit": m.unit,
-        "measured_units": str(m.size),
-        "ci95_halfwidth": f"{widths.max() if widths.size else 0:g}",
-        "interval_level": f"{level:g}",
-        "seeded": str(release.seeded),
-        "cell_size": f"{grid.cell_size:g}",
-        "crs": grid.crs.to_string(),
-        "date": str(release.metadata.get("created", "")),
-        "postprocessing": json.dumps(list(heatmap.steps)),
-        "max_sites_per_individual": str(release.metadata.get("max_sites_per_individual", "")),
-    }
-    facts.update({f"interval_{unit}": text for unit, text in _sentences(m, level).items()})
-    return facts
+    facts = release_facts(heatmap, level)
+    text = {key: _text(value) for key, value in facts.items()}
+    scale = facts["noise_scale"]
+    if isinstance(scale, list):
+        text["noise_scale"] = f"{scale[0]:.17g} to {scale[1]:.17g}"
+    elif scale is not None:
+        text["noise_scale"] = f"{scale:.17g}"
+    return text
 
 
 def _check_unit(heatmap: Heatmap, unit: str) -> Measured:
@@ -220,15 +265,37 @@ def to_geodataframe(
 
 
 def to_file(
-    heatmap: Heatmap, path: str | Path, *, level: float = 0.95, unit: str | None = None
+    heatmap: Heatmap,
+    path: str | Path,
+    *,
+    level: float = 0.95,
+    unit: str | None = None,
+    **options: Any,
 ) -> Path:
-    """Write a GeoPackage (``.gpkg``, grid CRS kept) or a GeoJSON (``.geojson``) of the map.
+    """Write the released map to ``path``; the format follows the suffix.
 
-    A GeoPackage gets the layer ``"cells"`` and, for a multi-level release, ``"leaves"`` (or
-    only the layer of ``unit``), each with the release's public facts and what its intervals
-    promise as layer metadata; an existing file is replaced. GeoJSON holds one layer (cells
-    unless ``unit="leaf"``) and follows RFC 7946: coordinates in WGS 84 (re-projected), the
-    facts in the top-level ``description``. See :func:`to_geodataframe` for the columns.
+    ``.gpkg``
+        The layer ``"cells"`` and, for a multi-level release, ``"leaves"`` (or only the layer
+        of ``unit``), in the equal-area grid CRS, each with the release's public facts and
+        what its intervals promise as layer metadata; the cells layer also carries the
+        release record that :func:`~dpatlas.spatial.products.record.read_heatmap` reads
+        back. An existing file is replaced.
+    ``.geojson`` / ``.json``
+        One layer (cells unless ``unit="leaf"``), RFC 7946: coordinates in WGS 84
+        (re-projected), the facts in the top-level ``description``.
+    ``.tif`` / ``.tiff``
+        A GeoTIFF (:func:`to_geotiff`).
+    ``.png``
+        A map with colour bar and privacy caption (:func:`~dpatlas.spatial.products.plot.save_png`;
+        ``options``: ``context``, ``cmap``, ``scale``, ``title``; ``unit="leaf"`` outlines
+        the leaves).
+    ``.html``
+        A self-contained interactive web map of the cells or, with ``unit="leaf"``, of the
+        leaves (:func:`~dpatlas.spatial.products.webmap.to_html`; ``options``: ``context``,
+        ``cmap``, ``scale``, ``tiles``, ``title``).
+
+    Every format is post-processing of the one release: writing several costs nothing more.
+    See :func:`to_geodataframe` for the columns.
 
     Examples
     --------
@@ -241,14 +308,30 @@ def to_file(
     """
     path = Path(path)
     suffix = path.suffix.lower()
-    if suffix not in (".gpkg", ".geojson", ".json"):
-        raise ValueError(
-            f"path must end in .gpkg, .geojson or .json, got {str(path)!r}; use to_geotiff() "
-            "for a raster"
-        )
+    if suffix not in SUFFIXES:
+        raise ValueError(f"path must end in {', '.join(SUFFIXES)}, got {str(path)!r}")
     if unit is not None:
         _check_unit(heatmap, unit)
+    vector = suffix in (".gpkg", ".geojson", ".json")
+    if options and (vector or suffix in (".tif", ".tiff")):
+        raise TypeError(
+            f"{', '.join(sorted(options))} apply only to .png and .html maps, not to {suffix}"
+        )
+    if suffix in (".tif", ".tiff"):
+        if unit == "leaf":
+            raise ValueError("a GeoTIFF holds cells; write the leaves to .gpkg or .geojson")
+        return to_geotiff(heatmap, path)
+    if suffix == ".png":
+        from dpatlas.spatial.products.plot import save_png
+
+        return save_png(heatmap, path, leaves=unit == "leaf", **options)
+    if suffix == ".html":
+        from dpatlas.spatial.products.webmap import to_html
+
+        return to_html(heatmap, path, level=level, unit=unit or "cell", **options)
     if suffix == ".gpkg":
+        from dpatlas.spatial.products.record import RECORD_KEY, release_record
+
         units = (
             [unit]
             if unit is not None
@@ -258,6 +341,8 @@ def to_file(
         for name in units:
             gdf = to_geodataframe(heatmap, level=level, unit=name)
             facts = gdf.attrs.pop("dpatlas")
+            if name == "cell":
+                facts[RECORD_KEY] = json.dumps(release_record(heatmap))
             gdf.to_file(path, driver="GPKG", layer=LAYERS[name], metadata=facts)
         return path
     gdf = to_geodataframe(heatmap, level=level, unit=unit or "cell")

@@ -181,10 +181,23 @@ class Heatmap:
         return to_geodataframe(self, level=level, unit=unit)
 
     def to_file(self, path: str | Path, **kwargs: Any) -> Path:
-        """Write cells (and leaves) to GeoPackage / GeoJSON; see :func:`.export.to_file`."""
+        """Write the map as GeoPackage (cells and leaves), GeoJSON, GeoTIFF, PNG or HTML (by the
+        suffix); see :func:`.export.to_file`."""
         from dpatlas.spatial.products.export import to_file
 
         return to_file(self, path, **kwargs)
+
+    def to_html(self, path: str | Path, **kwargs: Any) -> Path:
+        """Write a self-contained interactive web map; see :func:`.products.webmap.to_html`."""
+        from dpatlas.spatial.products.webmap import to_html
+
+        return to_html(self, path, **kwargs)
+
+    def explore(self, **kwargs: Any) -> Any:
+        """An interactive map shown inline in Jupyter; see :func:`.products.webmap.explore`."""
+        from dpatlas.spatial.products.webmap import explore
+
+        return explore(self, **kwargs)
 
     def to_geotiff(self, path: str | Path) -> Path:
         """Write a GeoTIFF raster; see :func:`.export.to_geotiff`."""

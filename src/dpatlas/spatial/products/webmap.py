@@ -1,0 +1,435 @@
+"""An interactive web map of a released heatmap: one self-contained HTML file.
+
+The page follows the geopandas ecosystem's conventions (``GeoDataFrame.explore``: Leaflet, a
+colour map by name, a tooltip per feature, a legend, optional web tiles) but needs no network:
+Leaflet 1.9.4 (BSD-2-Clause, vendored from the npm registry by ``tools/vendor_leaflet.py``,
+its licence in ``_leaflet/LICENSE``) is inlined with the data, so the file can be mailed,
+archived, or opened on a laptop in the field. A web basemap is an option (``tiles=``); the
+private layer never depends on it.
+
+What reaches the page: the released cells (re-projected to WGS 84) with the columns of
+:meth:`Heatmap.to_geodataframe` (estimate, raw noisy count, interval, flags), the release's
+public facts, and the public context layers the caller passes. Nothing else: no site, no
+exact count. Rendering is post-processing of the release and costs no privacy.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from dataclasses import dataclass
+from importlib.resources import files
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from dpatlas.spatial.products.result import Heatmap
+
+__all__ = ["MAX_FEATURES", "TILES", "WebMap", "explore", "to_html"]
+
+MAX_FEATURES = 100_000
+"""Most cells drawn on one page (a browser slows down beyond); export a GeoTIFF for more."""
+SVG_FEATURES = 5_000
+"""Up to this many cells are SVG paths (one DOM element each); more are drawn on a canvas."""
+TILES = {
+    "OpenStreetMap": (
+        "https://tile.openstreetmap.org/{z}/{x}/{y}.png",
+        '&copy; <a href="https://www.openstreetmap.org/copyright">OpenStreetMap</a> contributors',
+    ),
+}
+"""Named web basemaps for ``tiles=`` (they need a network; the private layer does not)."""
+
+_LABELS = {
+    "row": None,
+    "col": None,
+    "leaf": None,
+    "count": "private estimate",
+    "raw": "raw noisy count",
+    "ci_covers": "the range allows for",
+    "n_cells": "released cells in the leaf",
+    "density_km2": "estimate per km²",
+    "adjusted": "changed by post-processing",
+}
+
+
+@dataclass(frozen=True)
+class WebMap:
+    """A rendered web map: the page as text, shown inline by Jupyter, saved by :meth:`save`.
+
+    Attributes
+    ----------
+    html : str
+        The whole self-contained page.
+    n_cells : int
+        The number of released cells (or leaves) drawn.
+    height : int
+        Height in pixels of the frame Jupyter shows it in.
+    """
+
+    html: str
+    n_cells: int
+    height: int = 520
+
+    def save(self, path: str | Path) -> Path:
+        """Write the page to ``path`` (UTF-8) and return the path."""
+        path = Path(path)
+        path.write_text(self.html, encoding="utf-8")
+        return path
+
+    def _repr_html_(self) -> str:
+        """An ``<iframe>`` holding the page, so Jupyter shows the map (as folium does)."""
+        return (
+            f'<iframe srcdoc="{html.escape(self.html, quote=True)}" '
+            f'style="width:100%;height:{self.height}px;border:none" '
+            'sandbox="allow-scripts"></iframe>'
+        )
+
+
+def _asset(name: str) -> str:
+    return (files("dpatlas.spatial.products") / "_leaflet" / name).read_text(encoding="utf-8")
+
+
+def _plain(value: Any) -> Any:
+    """A JSON value: numpy scalars as numbers, non-finite numbers as null."""
+    if isinstance(value, (np.bool_, bool)):
+        return bool(value)
+    if isinstance(value, (np.integer, int)):
+        return int(value)
+    if isinstance(value, (np.floating, float)):
+        return float(value) if math.isfinite(value) else None
+    return value
+
+
+def _collection(gdf: Any, extra: dict[str, list[Any]]) -> str:
+    """A GeoJSON FeatureCollection of ``gdf`` as text (WGS 84, coordinates to 1e-7°, ~1 cm).
+
+    Geometries are written by GEOS and joined as text, with no round trip through Python
+    objects (the cost that matters at 10⁵ cells).
+    """
+    import shapely
+
+    geoms = shapely.transform(gdf.geometry.to_crs("EPSG:4326").values, lambda c: np.round(c, 7))
+    table = gdf.drop(columns=gdf.geometry.name)
+    columns = {c: table[c].tolist() for c in table.columns} | extra
+    names = list(columns)
+    rows = zip(*(columns[c] for c in names), strict=True) if names else ((),) * len(gdf)
+    features = (
+        '{"type":"Feature","properties":'
+        + json.dumps(
+            dict(zip(names, map(_plain, row), strict=True)),
+            separators=(",", ":"),
+            ensure_ascii=False,
+        )
+        + ',"geometry":'
+        + geometry
+        + "}"
+        for row, geometry in zip(rows, shapely.to_geojson(geoms), strict=True)
+    )
+    return '{"type":"FeatureCollection","features":[' + ",".join(features) + "]}"
+
+
+class _Raw(str):
+    """JSON text to be inserted as it is (GeoJSON written by :func:`_collection`)."""
+
+
+def _dumps(value: Any) -> str:
+    """Compact JSON of ``value``, with :class:`_Raw` parts inserted as they are."""
+    if isinstance(value, _Raw):
+        return str(value)
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{_dumps(k)}:{_dumps(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(map(_dumps, value)) + "]"
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def _fields(gdf: Any, level: float) -> list[list[str]]:
+    """``[column, label]`` rows of the tooltip: estimate, interval(s), raw count, flags."""
+    fields = []
+    for column in gdf.columns:
+        if column == gdf.geometry.name or column.endswith("_high"):
+            continue
+        if column.endswith("_low") and f"{column[:-4]}_high" in gdf.columns:
+            fields.append([f"{column[:-4]}_low|{column[:-4]}_high", f"{level:.0%} interval"])
+        elif column not in _LABELS:
+            fields.append([column, column.replace("_", " ")])
+        elif (known := _LABELS[column]) is not None:
+            fields.append([column, known])
+    return fields
+
+
+def _legend(norm: Any, cmap: Any, label: str) -> dict[str, Any]:
+    """A colour bar: CSS gradient stops and three tick values."""
+    from matplotlib.colors import to_hex
+
+    stops = [to_hex(cmap(t)) for t in np.linspace(0, 1, 11)]
+    ticks = [float(norm.inverse(t)) for t in (0.0, 0.5, 1.0)]
+    return {"label": label, "stops": stops, "ticks": ticks}
+
+
+def _context(context: Any) -> list[dict[str, Any]]:
+    from dpatlas.spatial.products.plot import context_layers
+
+    layers = []
+    for name, geoms in context_layers(context):
+        kinds = set(geoms.geom_type)
+        kind = "point" if kinds <= {"Point", "MultiPoint"} else "line"
+        frame = geoms.to_frame(name="geometry").set_geometry("geometry")
+        layers.append({"name": name, "kind": kind, "geojson": _Raw(_collection(frame, {}))})
+    return layers
+
+
+def _caption(heatmap: Heatmap, facts: dict[str, Any]) -> str:
+    from dpatlas.spatial.products.plot import caption
+
+    date = str(facts.get("date") or "")[:10]
+    seeded = (
+        " <b>Seeded run: the noise is reproducible and NOT secret (teaching only).</b>"
+        if heatmap.release.seeded
+        else ""
+    )
+    released = f", released {date}" if date else ""
+    text = html.escape(caption(heatmap).removesuffix(" [seeded: not secret]"))
+    promise = facts.get("interval")
+    ranges = f"<br>Intervals: {html.escape(str(promise))}" if promise else ""
+    return f"<b>Differentially private</b> map{released}: {text}.{seeded}{ranges}"
+
+
+def explore(
+    heatmap: Heatmap,
+    *,
+    context: Any = None,
+    cmap: str = "viridis",
+    scale: str = "linear",
+    tiles: str | None = None,
+    title: str | None = None,
+    level: float = 0.95,
+    unit: str = "cell",
+    height: int = 520,
+) -> WebMap:
+    """An interactive map of the release (pan, zoom, a tooltip per cell), like ``gdf.explore()``.
+
+    Parameters
+    ----------
+    heatmap : Heatmap
+        The release; its current estimate is coloured.
+    context : GeoDataFrame, GeoSeries, path or list of them, optional
+        Public layers drawn above the cells (study-area outline, roads, coastline): polygons
+        as outlines, lines, points as small circles. Never pass the private sites.
+    cmap : str, default "viridis"
+        A matplotlib colour map name.
+    scale : {"linear", "sqrt", "log"}
+        Colour scale (see :data:`dpatlas.spatial.products.plot.SCALES`).
+    tiles : str, optional
+        A web basemap: a name in :data:`TILES` (``"OpenStreetMap"``) or a URL template
+        ``https://.../{z}/{x}/{y}.png``. It needs a network; without it the private layer still
+        shows (the default: no tiles, nothing fetched).
+    title : str, optional
+        The page's heading (default "Private heatmap").
+    level : float, default 0.95
+        Level of the intervals in the tooltips.
+    unit : {"cell", "leaf"}, default "cell"
+        Draw the released cells, or the leaves a multi-level release measured (their tight,
+        noise-only intervals; see :meth:`Heatmap.to_geodataframe`). Leaves are coloured by
+        their estimate per km², since they differ in size; cells by their estimate.
+    height : int, default 520
+        Height of the frame in a notebook.
+
+    Returns
+    -------
+    WebMap
+        Shown inline by Jupyter; ``.save(path)`` writes the page.
+
+    Examples
+    --------
+    >>> import numpy as np, dpatlas.spatial as sp
+    >>> g = sp.Grid.from_bounds((0, 0, 3_000, 2_000), cell_size=1_000, crs="EPSG:3035")
+    >>> hm = sp.heatmap((np.array([500.0]), np.array([500.0])), g, epsilon=1.0, crs=3035, rng=0)
+    >>> page = explore(hm)
+    >>> page.n_cells, "Differentially private" in page.html, "<script" in page._repr_html_()
+    (6, True, False)
+    """
+    from matplotlib import colormaps
+
+    from dpatlas.spatial.products.export import release_facts
+    from dpatlas.spatial.products.plot import colour_norm
+
+    gdf = heatmap.to_geodataframe(level=level, unit=unit)
+    if len(gdf) > MAX_FEATURES:
+        raise ValueError(
+            f"the map has {len(gdf):,} cells, more than a web page draws well ({MAX_FEATURES:,}); "
+            "use larger cells, or share a GeoTIFF / GeoPackage instead"
+        )
+    if tiles is not None and tiles not in TILES and not tiles.startswith("https://"):
+        raise ValueError(
+            f"tiles must be one of {', '.join(map(repr, TILES))} or an https:// URL template, "
+            f"got {tiles!r}"
+        )
+    facts = {**gdf.attrs.get("dpatlas", {}), **release_facts(heatmap)}
+    # leaves differ in size: colour them by density, so a big leaf does not look like a hotspot
+    coloured = "density_km2" if "density_km2" in gdf.columns else "count"
+    values = gdf[coloured].to_numpy(dtype=np.float64)
+    try:
+        colours = colormaps[cmap]
+    except KeyError:
+        raise ValueError(f"cmap must name a matplotlib colour map, got {cmap!r}") from None
+    norm = colour_norm(scale, values)
+    rgb = np.rint(colours(norm(np.nan_to_num(values, nan=0.0)))[:, :3] * 255).astype(int)
+    fill = [f"#{r:02x}{g:02x}{b:02x}" for r, g, b in rgb.tolist()]
+    suppressed = gdf["suppressed"].tolist() if "suppressed" in gdf.columns else [False] * len(gdf)
+    fill = ["#9e9e9e" if hidden else c for c, hidden in zip(fill, suppressed, strict=True)]
+    per = "sites per km²" if coloured == "density_km2" else f"sites per {unit}"
+    per += "" if scale == "linear" else f", {scale} scale"
+    tile = None
+    if tiles in TILES:
+        tile = {"url": TILES[tiles][0], "attribution": TILES[tiles][1], "name": tiles}
+    elif tiles is not None:
+        tile = {"url": tiles, "attribution": html.escape(tiles.split("/")[2]), "name": "tiles"}
+    data = {
+        "cells": _Raw(_collection(gdf, {"_fill": fill})),
+        "fields": _fields(gdf, level),
+        "legend": _legend(norm, colours, f"private estimate ({per})"),
+        "suppressed": any(suppressed),
+        "context": _context(context),
+        "tiles": tile,
+        "canvas": len(gdf) > SVG_FEATURES,
+        "caption": _caption(heatmap, facts),
+    }
+    page = _TEMPLATE.format(
+        title=html.escape(title or "Private heatmap"),
+        leaflet_css=_asset("leaflet.css"),
+        leaflet_js=_asset("leaflet.js"),
+        data=_dumps(data).replace("</", "<\\/"),
+        script=_SCRIPT,
+        style=_STYLE,
+    )
+    return WebMap(html=page, n_cells=len(gdf), height=height)
+
+
+def to_html(heatmap: Heatmap, path: str | Path, **options: Any) -> Path:
+    """Write :func:`explore`'s page to ``path`` (one self-contained ``.html`` file).
+
+    Examples
+    --------
+    >>> import os, tempfile, numpy as np, dpatlas.spatial as sp
+    >>> g = sp.Grid.from_bounds((0, 0, 3_000, 2_000), cell_size=1_000, crs="EPSG:3035")
+    >>> hm = sp.heatmap((np.array([500.0]), np.array([500.0])), g, epsilon=1.0, crs=3035, rng=0)
+    >>> path = to_html(hm, os.path.join(tempfile.mkdtemp(), "map.html"))
+    >>> path.suffix, path.stat().st_size > 150_000  # Leaflet and the data, inlined
+    ('.html', True)
+    """
+    return explore(heatmap, **options).save(path)
+
+
+_STYLE = """
+html, body { height: 100%; margin: 0; font: 13px/1.35 system-ui, sans-serif; }
+#map { position: absolute; top: 0; bottom: 0; width: 100%; background: #f2f2ef; }
+.dpatlas-box { background: rgba(255, 255, 255, 0.92); padding: 6px 9px; border-radius: 4px;
+  box-shadow: 0 1px 4px rgba(0, 0, 0, 0.3); }
+.dpatlas-title { font-size: 15px; font-weight: 600; }
+.dpatlas-caption { max-width: 440px; font-size: 12px; }
+.dpatlas-bar { width: 220px; height: 12px; margin: 4px 0 2px; border: 1px solid #555; }
+.dpatlas-ticks { display: flex; justify-content: space-between; width: 222px; font-size: 11px; }
+.dpatlas-swatch { display: inline-block; width: 12px; height: 12px; background: #9e9e9e;
+  vertical-align: middle; margin-right: 4px; border: 1px solid #555; }
+.dpatlas-tooltip table td { padding: 0 4px; }
+"""
+
+_SCRIPT = r"""
+(function () {
+  "use strict";
+  var data = JSON.parse(document.getElementById("dpatlas-data").textContent);
+  var map = L.map("map", {preferCanvas: data.canvas, zoomSnap: 0.25});
+  function fmt(v) {
+    if (v === null || v === undefined) { return "–"; }
+    if (typeof v === "boolean") { return v ? "yes" : "no"; }
+    if (typeof v !== "number") { return String(v); }
+    return Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(4)));
+  }
+  function tip(p) {
+    var head = p.row !== undefined ? "cell row " + p.row + ", column " + p.col
+             : p.leaf !== undefined ? "leaf " + p.leaf : "";
+    var rows = ["<b>" + head + "</b>"];
+    data.fields.forEach(function (f) {
+      var keys = f[0].split("|");
+      var text = keys.length === 2 ? "[" + fmt(p[keys[0]]) + ", " + fmt(p[keys[1]]) + "]"
+                                   : fmt(p[keys[0]]);
+      rows.push("<tr><td>" + f[1] + "</td><td>" + text + "</td></tr>");
+    });
+    return rows[0] + "<table>" + rows.slice(1).join("") + "</table>";
+  }
+  var cells = L.geoJSON(data.cells, {
+    style: function (f) {
+      return {fillColor: f.properties._fill, fillOpacity: 0.8, color: "#444", weight: 0.4,
+              className: "dpatlas-cell"};
+    },
+    onEachFeature: function (f, layer) {
+      layer.bindTooltip(tip(f.properties), {sticky: true, className: "dpatlas-tooltip"});
+    }
+  }).addTo(map);
+  var overlays = {"private estimate": cells};
+  data.context.forEach(function (c) {
+    var layer = L.geoJSON(c.geojson, {
+      interactive: false,
+      style: {color: "#222", weight: 1.2, opacity: 0.8, fill: false},
+      pointToLayer: function (f, latlng) {
+        return L.circleMarker(latlng, {radius: 3, color: "#111", weight: 1, fillColor: "#fff",
+                                       fillOpacity: 1, interactive: false});
+      }
+    }).addTo(map);
+    overlays[c.name] = layer;
+  });
+  var bases = {};
+  if (data.tiles) {
+    bases[data.tiles.name] = L.tileLayer(data.tiles.url, {
+      attribution: data.tiles.attribution, maxZoom: 19
+    }).addTo(map);
+  }
+  L.control.layers(bases, overlays, {collapsed: false}).addTo(map);
+  L.control.scale({imperial: false}).addTo(map);
+  function box(position, html, extra) {
+    var control = L.control({position: position});
+    control.onAdd = function () {
+      var div = L.DomUtil.create("div", "dpatlas-box " + extra);
+      div.innerHTML = html;
+      L.DomEvent.disableClickPropagation(div);
+      return div;
+    };
+    return control.addTo(map);
+  }
+  box("topleft", document.title, "dpatlas-title");
+  var lg = data.legend;
+  var legend = "<div>" + lg.label + "</div>" +
+    "<div class='dpatlas-bar' style='background: linear-gradient(to right, " +
+    lg.stops.join(", ") + ")'></div><div class='dpatlas-ticks'>" +
+    lg.ticks.map(function (t) { return "<span>" + fmt(t) + "</span>"; }).join("") + "</div>";
+  if (data.suppressed) {
+    legend += "<div><span class='dpatlas-swatch'></span>suppressed (noisy count below the threshold)</div>";
+  }
+  box("bottomright", legend, "dpatlas-legend");
+  box("bottomleft", data.caption, "dpatlas-caption");
+  map.fitBounds(cells.getBounds(), {padding: [10, 10]});
+  window.dpatlas = {map: map, cells: cells, drawn: cells.getLayers().length};
+})();
+"""
+
+_TEMPLATE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title}</title>
+<style>{leaflet_css}</style>
+<style>{style}</style>
+</head>
+<body>
+<div id="map"></div>
+<script>{leaflet_js}</script>
+<script type="application/json" id="dpatlas-data">{data}</script>
+<script>{script}</script>
+</body>
+</html>
+"""
