@@ -35,6 +35,7 @@ def test_files_exist_and_reread(demo):
     assert maps[0] == "heatmap-adaptive.gpkg" or maps == ["heatmap.gpkg"]
     for name in maps:
         assert (out / name.replace(".gpkg", ".png")).read_bytes()[:4] == b"\x89PNG"
+        assert "Differentially private" in (out / name.replace(".gpkg", ".html")).read_text()
         cells = gpd.read_file(out / name, layer="cells")
         assert cells.crs.to_epsg() == 27700
         assert len(cells) == 17 * 15  # 50 m cells over the streets' extent
@@ -60,6 +61,7 @@ def test_ledger_sums_and_refusal(demo):
     heat = Budget.open(result.ledger, dataset=SNOW_DATASET)
     graph = Budget.open(result.ledger, dataset=GRAPH_DATASET)
     assert len(heat.history) == len(maps)
+    assert [len(s.products) for s in heat.history] == [3] * len(maps)  # png, gpkg, html each
     assert sum(s.epsilon for s in heat.history) == Decimal("0.5") * len(maps)
     assert heat.remaining.epsilon == 0
     assert [(s.epsilon, s.mechanism) for s in graph.history] == [

@@ -26,9 +26,9 @@ def test_gpkg_release_debits_the_ledger_then_overspend_is_refused(run_cli, ledge
     res = run_cli("heatmap", *args, "--epsilon", "0.75")
     assert res.code == 0, res.err
     data = json.loads(res.out)
-    assert data["release"]["epsilon"] == "0.75"
+    assert data["release"]["epsilon"] == 0.75  # numbers as numbers
     assert data["release"]["mechanism"] == "heatmap/uniform"
-    assert data["release"]["seeded"] == "False"
+    assert data["release"]["seeded"] is False
     assert data["grid"]["shape"] == [15, 17]
     assert data["budget"]["remaining"]["epsilon"] == 0.25
     assert "steps" not in res.err  # stderr is a pipe: no progress bar
@@ -82,7 +82,7 @@ def test_intervals_are_said_in_words_and_a_tree_map_writes_its_leaves(cli, tmp_p
     res = cli("heatmap", *base, "--out", out)
     assert res.code == 0, res.err
     assert "noise discrete_laplace of scale 2 on each leaf" in res.out
-    assert '95% ranges per leaf (layer "leaves"): each leaf\'s true count lies in' in res.out
+    assert '95% ranges per leaf (layer "leaves" of map.gpkg): each leaf\'s true count' in res.out
     assert "any other cell gets 0 to the upper end of its leaf's range" in res.out
     assert "valid, but wide" in res.out
     assert pyogrio.list_layers(out)[:, 0].tolist() == ["cells", "leaves"]
@@ -92,16 +92,16 @@ def test_intervals_are_said_in_words_and_a_tree_map_writes_its_leaves(cli, tmp_p
     assert tree["n_cells"].sum() == len(cells)
     assert "leaf" in pyogrio.read_info(out, layer="leaves")["layer_metadata"]["interval"]
     geojson = cli("heatmap", *base, "--out", leaves, "--unit", "leaf")
-    assert "95% ranges per leaf (columns ci95_low, ci95_high)" in geojson.out
-    assert "95% ranges per cell (write .gpkg, or --unit cell for them)" in geojson.out
+    assert "95% ranges per leaf (columns ci95_low, ci95_high of leaves.geojson)" in geojson.out
+    assert "95% ranges per cell (write .gpkg, or --unit cell with .geojson / .html)" in geojson.out
     assert len(gpd.read_file(leaves)) == len(tree)
     refused = cli("heatmap", *base, "--out", out, "--unit", "leaf")
     assert refused.code != 0
-    assert "--unit is for GeoJSON" in refused.err
+    assert "--unit is for .geojson, .html and .png maps" in refused.err
     uniform = [*DEATHS, *AREA, *GRID, "--epsilon", "1", "--method", "uniform", "--out"]
     refused = cli("heatmap", *uniform, leaves, "--unit", "leaf")
     assert refused.code != 0
-    assert "unit='leaf' needs a multi-level release" in refused.err
+    assert "--unit leaf needs a multi-level release" in refused.err
     png = cli("heatmap", *uniform, tmp_path / "map.png")
     said = "map counts: each cell's most likely count"
     assert said not in res.out  # PrivTree
@@ -140,8 +140,8 @@ def test_csv_and_gbif_inputs(cli, tmp_path):
     res = cli("heatmap", gbif, *GRID, "--out", tmp_path / "b.gpkg", opts=f"{lonlat} {bound}")
     assert res.code == 0, res.err
     data = json.loads(res.out)
-    assert data["release"]["max_sites_per_individual"] == "3"
-    assert data["release"]["sensitivity"] == "3"
+    assert data["release"]["max_sites_per_individual"] == 3
+    assert data["release"]["sensitivity"] == 3.0
     cells = gpd.read_file(tmp_path / "b.gpkg", layer="cells")
     ny, nx = data["grid"]["shape"]
     assert len(cells) == data["grid"]["n_released"] < nx * ny  # the box, re-projected, is tilted
@@ -150,12 +150,12 @@ def test_csv_and_gbif_inputs(cli, tmp_path):
 @pytest.mark.parametrize(
     ("change", "needle"),
     [
-        ({"--crs": "EPSG:4326"}, "must be a projected CRS"),
+        ({"--crs": "EPSG:4326"}, "--crs EPSG:4326 is geographic (degrees)"),
         ({"--out": "map.xlsx"}, "--out must end in .gpkg"),
         ({"POINTS": "nowhere.gpkg"}, "POINTS file not found: nowhere.gpkg"),
         ({"--study-area": None, "--extent": "1,2,3"}, "--extent must be MINX,MINY,MAXX,MAXY"),
         ({"--max-sites": "0"}, "--max-sites must be an integer >= 1"),
-        ({"--individual-column": "observer"}, "individual_column='observer' is not a column"),
+        ({"--individual-column": "observer"}, "--individual-column observer is not a column"),
         ({"--dataset": "d"}, "--dataset needs --ledger"),
         ({"--epsilon": "0"}, "expected a finite number > 0"),
     ],

@@ -33,3 +33,20 @@ def test_help_does_not_import_geopandas_or_scipy():
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
     )
     assert proc.returncode == 0, proc.stderr
+
+
+def test_graph_method_choices_are_the_apis():
+    import inspect
+
+    from dpatlas.cli.graph import COUNT_METHODS, DEGREE_METHODS, KSTAR_METHODS
+    from dpatlas.cli.heatmap import SCALE_NAMES
+    from dpatlas.graph.degrees import DEGREE_METHODS as API_DEGREE_METHODS
+    from dpatlas.graph.kstars import kstar_count
+    from dpatlas.graph.triangles import METHODS as TRIANGLE_METHODS
+    from dpatlas.spatial.products.plot import SCALES
+
+    assert COUNT_METHODS == TRIANGLE_METHODS
+    assert sorted(KSTAR_METHODS) == sorted(TRIANGLE_METHODS)
+    assert KSTAR_METHODS[0] == inspect.signature(kstar_count).parameters["method"].default
+    assert DEGREE_METHODS == API_DEGREE_METHODS
+    assert SCALE_NAMES == SCALES

@@ -15,18 +15,20 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from dpatlas import __version__
-from dpatlas.cli import budget, demo, heatmap, synthesize, triangles
-from dpatlas.cli._common import Output, output_options, release_options
+from dpatlas.cli import budget, demo, export, graph, heatmap, synthesize
+from dpatlas.cli._common import Output, output_options, release_options, shell_words, to_json
 from dpatlas.errors import BudgetExceededError, LedgerError
 
 __all__ = ["main"]
 
 _EPILOG = """\
 start here:
-  dpatlas demo                       private heatmap + triangle count on the embedded data
-  dpatlas triangles --help           edge-DP triangle count of an edge list
+  dpatlas demo                       private heatmaps + triangle count on the embedded data
+  dpatlas triangles --help           edge-DP triangle count of an edge list (also: edges,
+                                     degrees, kstars, clustering)
   dpatlas synthesize --help          edge-DP synthetic graph of an edge list
-  dpatlas heatmap --help             private heatmap of sites
+  dpatlas heatmap --help             private heatmap of sites (GeoPackage, GeoTIFF, PNG, HTML)
+  dpatlas export --help              render a saved heatmap again, without spending budget
   dpatlas budget --help              the persistent privacy budget of a dataset
 """
 
@@ -50,9 +52,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     out, rel = output_options(), release_options()
     demo.add_parser(sub, [out])
-    triangles.add_parser(sub, [out, rel])
+    graph.add_parsers(sub, [out, rel])
     synthesize.add_parser(sub, [out, rel])
     heatmap.add_parser(sub, [out, rel])
+    export.add_parser(sub, [out])
     budget.add_parser(sub, [out])
     return parser
 
@@ -67,7 +70,7 @@ def _fail(args: argparse.Namespace, out: Output, code: int, message: str, err: E
                 remaining_epsilon=err.remaining_epsilon,
                 remaining_delta=err.remaining_delta,
             )
-        print(json.dumps(payload, indent=2))
+        print(json.dumps(payload, indent=2, default=to_json))
     what = "refused" if code == 1 else "error"
     command = " ".join(filter(None, [args.command, getattr(args, "action", None)]))
     print(f"dpatlas {command}: {what}: {message}", file=sys.stderr)
@@ -103,6 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     args = build_parser().parse_args(_attach_values(sys.argv[1:] if argv is None else argv))
     out = Output(json=args.json, quiet=args.quiet)
+    words = getattr(args, "keywords", {})
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -110,8 +114,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         except (BudgetExceededError, LedgerError) as err:
             code = _fail(args, out, 1, str(err), err)
         except (ValueError, TypeError, OSError) as err:
-            code = _fail(args, out, 2, str(err).replace("\n", " "), err)
-    out.warnings.extend(f"{w.category.__name__}: {w.message}" for w in caught)
+            message = shell_words(str(err).replace("\n", " "), words)
+            code = _fail(args, out, 2, message, err)
+    out.warnings.extend(
+        f"{w.category.__name__}: {shell_words(str(w.message), words)}" for w in caught
+    )
     out.emit(result=code == 0)
     return code
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,8 @@ __all__ = [
     "positive_float",
     "release_budget",
     "release_options",
+    "shell_words",
+    "to_json",
 ]
 
 SEED_NOTE = (
@@ -35,6 +38,74 @@ SEED_NOTE = (
 
 class UsageError(ValueError):
     """The command cannot run as given (exit code 2); the message says how to fix it."""
+
+
+_METAVARS = {
+    "--nodes": "N",
+    "--node-list": "FILE",
+    "--points-crs": "CRS",
+    "--x": "COL",
+    "--y": "COL",
+}
+_PHRASES = (
+    (re.compile(r"pass (\w+)=None to (use|register) it"), r"\2 it"),
+    (re.compile(r"header=None"), "--no-header"),
+    (re.compile(r"the public number of nodes as n\b"), "the public number of nodes as --nodes N"),
+    (re.compile(r"pass dropna=True"), "pass --drop-missing"),
+    (re.compile(r"dropna=True"), "--drop-missing"),
+    (
+        re.compile(r"(?:re-?project [^`;]*)?with `to_crs\(\)`"),
+        "re-project the file (e.g. `ogr2ogr -t_srs EPSG:XXXX out.gpkg in.gpkg`)",
+    ),
+    (re.compile(r"`\.?set_crs\([^)]*\)`"), "a CRS set on the file (e.g. `ogr2ogr -a_srs`)"),
+    (
+        re.compile(r"use (edge_count|degree_histogram|kstar_count|triangle_count)\b"),
+        r"use `dpatlas \1`",
+    ),
+    (re.compile(r"`dpatlas edge_count`"), "`dpatlas edges`"),
+)
+
+
+def shell_words(message: str, keywords: Mapping[str, str]) -> str:
+    """``message`` with the API's keywords (``n=``, ``crs=``) replaced by the command's flags.
+
+    ``keywords`` maps a keyword to its flag; ``name='x'`` becomes ``--flag x``, a keyword
+    with no value (``pass nodes=``) becomes ``--flag METAVAR``.
+
+    Examples
+    --------
+    >>> words = {"n": "--nodes", "nodes": "--node-list"}
+    >>> shell_words("edges contain node id 68745 but n=9877; pass the ids as nodes=", words)
+    'edges contain node id 68745 but --nodes 9877; pass the ids as --node-list FILE'
+    >>> shell_words("delta=1e-06 applies only to method='smooth'", {"delta": "--delta",
+    ...             "method": "--method"})
+    '--delta 1e-06 applies only to --method smooth'
+    """
+    for pattern, replacement in _PHRASES:
+        message = pattern.sub(replacement, message)
+    for keyword, flag in sorted(keywords.items(), key=lambda kv: -len(kv[0])):
+        name = re.escape(keyword)
+        message = re.sub(rf"(?<![\w.-]){name}=(['\"])(.*?)\1", rf"{flag} \2", message)
+        message = re.sub(rf"(?<![\w.-]){name}=(?=[^\s,;)])", f"{flag} ", message)
+        metavar = _METAVARS.get(flag, "VALUE")
+        message = re.sub(rf"(?<![\w.-]){name}=", f"{flag} {metavar}", message)
+        message = re.sub(rf"(?<![\w.`'-]){name}(?= must\b)", flag, message)
+    return message
+
+
+def to_json(value: Any) -> Any:
+    """``json.dumps`` default: numpy numbers and arrays as JSON numbers and lists, paths as text."""
+    from decimal import Decimal
+
+    import numpy as np
+
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, Decimal):
+        return float(value)
+    return str(value)
 
 
 def positive_float(text: str) -> float:
@@ -175,6 +246,14 @@ class Output:
         """A remark about how the result was made (stderr, unless ``--quiet``; in JSON)."""
         self.notes.append(text)
 
+    def budget_left(self, dataset: str | None, budget: Budget | None) -> None:
+        """A line saying what is left of the dataset's budget (none without a ledger)."""
+        if budget is not None:
+            left = budget.remaining
+            self.line(
+                f"  budget of {dataset!r} left: epsilon={left.epsilon:g}, delta={left.delta:g}"
+            )
+
     def seeded(self, release: Release) -> None:
         """Say loudly that a seeded release is not secret."""
         if release.seeded:
@@ -187,7 +266,7 @@ class Output:
         """
         if result and self.json:
             payload = {**self.payload, "warnings": self.warnings, "notes": self.notes}
-            print(json.dumps(payload, indent=2, default=str))
+            print(json.dumps(payload, indent=2, default=to_json))
         elif result:
             for text in self.lines:
                 print(text)

@@ -44,7 +44,7 @@ def add_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     for name, func, text in (
         ("init", _init, "register a dataset's total budget (creates the ledger file)"),
         ("show", _show, "total, spent and remaining budget of a dataset"),
-        ("history", _history, "every spend of a dataset, oldest first"),
+        ("history", _history, "every spend of a dataset, oldest first, with its files"),
     ):
         p = add_command(
             actions,
@@ -117,7 +117,7 @@ def _show(args: argparse.Namespace, out: Output) -> int:
 
 def _history(args: argparse.Namespace, out: Output) -> int:
     budget = open_ledger(args.ledger, args.dataset)
-    rows = [
+    rows: list[dict[str, Any]] = [
         {
             "time": s.time,
             "mechanism": s.mechanism,
@@ -125,6 +125,7 @@ def _history(args: argparse.Namespace, out: Output) -> int:
             "delta": float(s.delta),
             "rho": None if s.rho is None else float(s.rho),
             "note": s.note,
+            "products": list(s.products),
         }
         for s in budget.history
     ]
@@ -143,6 +144,8 @@ def _history(args: argparse.Namespace, out: Output) -> int:
         )
         if r["note"]:
             out.line(f"      {r['note']}")
+        for path in r["products"]:
+            out.line(f"      wrote {path}")
     left = budget.remaining
     out.line(f"remaining: epsilon={left.epsilon:g}, delta={left.delta:g}")
     return 0

@@ -79,7 +79,6 @@ def _methods() -> list[str]:
 def _heatmaps(data: Path, out: Path, budget: Budget, rng: RngLike, result: DemoResult) -> list[str]:
     import geopandas as gpd
 
-    from dpatlas.cli.heatmap import write_heatmap
     from dpatlas.plot import plot_heatmaps, save_figure
     from dpatlas.spatial import Grid, heatmap
 
@@ -92,10 +91,15 @@ def _heatmaps(data: Path, out: Path, budget: Budget, rng: RngLike, result: DemoR
         hm = heatmap(deaths, grid, epsilon=HEATMAP_EPSILON, method=method, budget=budget, rng=rng)
         hm = hm.nonnegative()
         name = "heatmap" if method == "uniform" else f"heatmap-{method}"
-        result.files[f"{name}.png"] = write_heatmap(
-            hm, out / f"{name}.png", outlines=[streets, pumps]
-        )
-        result.files[f"{name}.gpkg"] = write_heatmap(hm, out / f"{name}.gpkg")
+        context = {"streets": streets, "pumps": pumps}
+        written = [
+            hm.to_file(
+                out / f"{name}{suffix}", **({} if suffix == ".gpkg" else {"context": context})
+            )
+            for suffix in (".png", ".gpkg", ".html")  # one release, three products
+        ]
+        budget.record_products(budget.made_here[-1], written)
+        result.files.update({path.name: path for path in written})
         maps.append(hm)
         total = max(round(float(hm.release.value.sum())), 0)  # the release's own total
         lines.append(
@@ -111,7 +115,7 @@ def _heatmaps(data: Path, out: Path, budget: Budget, rng: RngLike, result: DemoR
 def _triangles(
     data: Path, out: Path, budget: Budget, rng: RngLike, result: DemoResult
 ) -> list[str]:
-    from dpatlas.cli.triangles import release_interval, triangle_report
+    from dpatlas.cli.graph import STATISTICS, release_interval, report
     from dpatlas.graph import read_edgelist, triangle_count
     from dpatlas.graph.exact.counting import triangle_count_exact
 
@@ -120,8 +124,9 @@ def _triangles(
         graph, epsilon=TRIANGLE_EPSILON, method="piecewise", budget=budget, rng=rng
     )
     exact = triangle_count_exact(graph)
-    report = triangle_report(release, exact=exact, source="Les Misérables (77 characters)")
-    (out / "triangles.txt").write_text(report + "\n", encoding="utf-8")
+    source = "Les Misérables (77 characters)"
+    lines = report(release, STATISTICS["triangles"], exact=exact, source=source)
+    (out / "triangles.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
     interval = release_interval(release)
     payload = {
         "value": release.value,
@@ -141,7 +146,7 @@ def _triangles(
         triangle_count(graph, epsilon=0.5, budget=budget, rng=rng)
     except BudgetExceededError as err:
         result.refused = str(err)
-    return report.splitlines()
+    return lines
 
 
 def _ledger_lines(budgets: dict[str, Budget]) -> list[str]:
@@ -219,10 +224,12 @@ examples:
   dpatlas demo                      writes demo-output/
   dpatlas demo --out /tmp/demo --seed 1
 
-Writes a private heatmap of Snow's 1854 cholera deaths (PNG with ε and mechanism in
-the caption, and a GeoPackage), a private triangle count of the Les Misérables graph
-(text and JSON), and a budget ledger (SQLite), then prints the budget spent. The
-demo data is public, so the exact answers are shown beside the private ones.
+Writes private heatmaps of Snow's 1854 cholera deaths (each as a PNG with ε and the
+mechanism in the caption, a GeoPackage and a self-contained web map), a private
+triangle count of the Les Misérables graph (text and JSON), and a budget ledger
+(SQLite, with the files each release wrote), then prints the budget spent: ε = 0.5 per
+map and 1 on the triangles. The demo data is public, so the exact answers are shown
+beside the private ones.
 """
 
 

@@ -1,4 +1,10 @@
-"""``dpatlas heatmap``: a private heatmap of sites, written as GeoPackage, GeoJSON, GeoTIFF or PNG."""
+"""``dpatlas heatmap``: one private heatmap of sites, written to every product asked for.
+
+``--out`` may be repeated (``--out map.gpkg --out map.tif --out map.png --out map.html``): the
+map is released once, debited once, and every file is post-processing of that one release.
+Everything that needs no data is checked first (outputs, options, the public grid), then the
+ledger, and only then are the sites read.
+"""
 
 from __future__ import annotations
 
@@ -17,31 +23,57 @@ from dpatlas.cli._common import (
 from dpatlas.cli.progress import Steps, show_progress
 
 __all__ = [
+    "DEFAULT_METHOD",
+    "METHOD_NAMES",
     "OUT_SUFFIXES",
     "add_parser",
+    "add_product_options",
+    "check_outputs",
     "interval_lines",
     "read_points",
-    "study_area_grid",
-    "write_heatmap",
+    "write_products",
 ]
 
-OUT_SUFFIXES = (".gpkg", ".geojson", ".json", ".tif", ".tiff", ".png")
+OUT_SUFFIXES = (".gpkg", ".geojson", ".json", ".tif", ".tiff", ".png", ".html")
+"""The products ``--out`` writes, chosen by the suffix (as :func:`dpatlas.spatial.products.export.to_file`)."""
 
 _EPILOG = """\
 examples:
   dpatlas heatmap sites.gpkg --study-area park.gpkg --cell-size 500 --crs EPSG:3035 \\
-      --epsilon 0.5 --out sites-map.gpkg --ledger ledger.sqlite --dataset sites-2026
+      --epsilon 0.5 --out sites-map.gpkg --out sites-map.html \\
+      --ledger ledger.sqlite --dataset sites-2026
+  dpatlas heatmap taxi.csv --no-header --x 2 --y 3 --extent 116.2,39.8,116.6,40.1 \\
+      --extent-crs EPSG:4326 --crs EPSG:32650 --cell-size 500 --epsilon 0.5 \\
+      --out taxi.png --out taxi.html --context roads.gpkg
   dpatlas heatmap occurrence.txt.gz --extent -92,-1.5,-89,0.7 --extent-crs EPSG:4326 \\
-      --crs EPSG:6933 --cell-size 10000 --epsilon 1 --individual-column recordedBy \\
+      --crs EPSG:32715 --cell-size 10000 --epsilon 1 --individual-column recordedBy \\
       --max-sites 3 --nonnegative --out penguins.png
 
 The extent (or study area), cell size and CRS are public parameters: choose them
 without looking at the sites. Sites outside the released cells are dropped, and how
 many is never reported. The whole map costs --epsilon once (parallel composition
-over disjoint cells). POINTS may be a GeoPackage / GeoJSON / Shapefile, a CSV with
-lon/lat columns (WGS 84 unless --points-crs), or a GBIF download (.txt, .txt.gz).
+over disjoint cells), however many --out files it is written to. POINTS may be a
+GeoPackage / GeoJSON / Shapefile, a CSV (lon/lat columns found by name, or given with
+--x/--y; WGS 84 unless --points-crs), or a GBIF download (.txt, .txt.gz).
+Render a saved GeoPackage again, for free: `dpatlas export map.gpkg --to map.html`.
 """
 
+KEYWORDS = {
+    "epsilon": "--epsilon",
+    "method": "--method",
+    "cell_size": "--cell-size",
+    "crs": "--points-crs",
+    "lon": "--x",
+    "lat": "--y",
+    "sep": "--sep",
+    "individual_column": "--individual-column",
+    "max_sites_per_individual": "--max-sites",
+    "cmap": "--cmap",
+    "scale": "--scale",
+    "tiles": "--tiles",
+    "unit": "--unit",
+}
+"""The API's keywords and the flags that set them (for error messages in the shell's words)."""
 
 METHOD_NAMES = ("adaptive", "auto", "privtree", "uniform")
 """``--method`` choices: the keys of :data:`dpatlas.spatial.METHODS`, listed here so that
@@ -53,6 +85,38 @@ TARGET_NAMES = ("cells", "regions")
 """``--target`` choices: :data:`dpatlas.spatial.methods.auto.TARGETS` (a test keeps them equal)."""
 DEFAULT_TARGET = "cells"
 """``--target`` default: the default of :func:`dpatlas.spatial.heatmap` (a test checks it)."""
+SCALE_NAMES = ("linear", "sqrt", "log")
+"""``--scale`` choices: :data:`dpatlas.spatial.products.plot.SCALES` (a test checks it)."""
+
+
+def add_product_options(p: argparse.ArgumentParser) -> None:
+    """Options of the rendered maps (PNG and HTML), shared by ``heatmap`` and ``export``."""
+    group = p.add_argument_group("maps (.png, .html)")
+    group.add_argument(
+        "--context",
+        action="append",
+        default=[],
+        metavar="FILE[:LAYER]",
+        help="public layer drawn over the map (roads, coastline, outline); repeatable",
+    )
+    group.add_argument("--cmap", default="viridis", help="matplotlib colour map (default viridis)")
+    group.add_argument(
+        "--scale", choices=SCALE_NAMES, default="linear", help="colour scale (default linear)"
+    )
+    group.add_argument("--title", help="title of the map")
+    group.add_argument(
+        "--unit",
+        choices=("cell", "leaf"),
+        help="for .geojson, .html, .png: the released cells (default) or the leaves an adaptive "
+        "/ PrivTree map measured (GeoJSON and HTML draw them, PNG outlines them); a GeoPackage "
+        "holds both layers",
+    )
+    group.add_argument(
+        "--tiles",
+        metavar="NAME|URL",
+        help="web basemap under an .html map, e.g. OpenStreetMap (needs a network when viewed; "
+        "the private layer does not)",
+    )
 
 
 def add_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
@@ -70,7 +134,7 @@ def add_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     area.add_argument(
         "--extent",
         metavar="MINX,MINY,MAXX,MAXY",
-        help="public bounds (in --crs unless --extent-crs)",
+        help="public bounds (in --crs unless --extent-crs; in degrees: west,south,east,north)",
     )
     area.add_argument(
         "--study-area",
@@ -105,24 +169,80 @@ def add_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         metavar="K",
         help="sites kept per individual (default 1)",
     )
-    p.add_argument("--points-crs", metavar="CRS", help="CRS of CSV coordinates (default EPSG:4326)")
     p.add_argument(
         "--nonnegative",
         action="store_true",
         help="post-process to non-negative integer counts with the same total (free)",
     )
-    p.add_argument("--out", type=Path, required=True, help="output: " + ", ".join(OUT_SUFFIXES))
     p.add_argument(
-        "--unit",
-        choices=("cell", "leaf"),
-        help="GeoJSON: write one polygon per cell (default) or per leaf the map measured "
-        "(adaptive / PrivTree maps); a GeoPackage holds both layers",
+        "--out",
+        type=Path,
+        action="append",
+        required=True,
+        help="output, repeatable (one release, every file): " + ", ".join(OUT_SUFFIXES),
     )
-    p.set_defaults(func=run)
+    csv = p.add_argument_group("CSV points")
+    csv.add_argument(
+        "--x", metavar="COL", help="column of x / longitude: a name or a 0-based position"
+    )
+    csv.add_argument(
+        "--y", metavar="COL", help="column of y / latitude: a name or a 0-based position"
+    )
+    csv.add_argument(
+        "--no-header", action="store_true", help="the first line is data (then give --x and --y)"
+    )
+    csv.add_argument("--sep", help="field separator (default ',' for .csv, tab for .tsv)")
+    csv.add_argument(
+        "--points-crs", metavar="CRS", help="CRS of the coordinates (default EPSG:4326)"
+    )
+    csv.add_argument(
+        "--drop-missing", action="store_true", help="drop rows without usable coordinates"
+    )
+    add_product_options(p)
+    p.set_defaults(func=run, keywords=KEYWORDS)
 
 
-def read_points(path: Path, points_crs: str | None = None, layer: str | None = None) -> Any:
-    """Sites from a vector file, a CSV or a GBIF download (chosen by the file name)."""
+def _csv_options(args: argparse.Namespace) -> dict[str, Any] | None:
+    """The CSV reader's options, or None for other files (where CSV flags are refused)."""
+    names = [s.lower() for s in args.points.suffixes if s.lower() not in (".gz", ".zip")]
+    kind = names[-1] if names else ""
+    given = [
+        flag
+        for flag, value in (
+            ("--x", args.x),
+            ("--y", args.y),
+            ("--no-header", args.no_header),
+            ("--sep", args.sep),
+            ("--points-crs", args.points_crs),
+            ("--drop-missing", args.drop_missing),
+        )
+        if value
+    ]
+    if kind not in (".csv", ".tsv"):
+        if given:
+            raise UsageError(
+                f"{given[0]} is for CSV files; {args.points.name} carries its own columns and CRS"
+            )
+        return None
+    if (args.x is None) != (args.y is None):
+        raise UsageError("give both --x COL and --y COL (names or 0-based positions)")
+    if args.no_header and args.x is None:
+        raise UsageError(
+            "a CSV without a header needs --x COL --y COL as 0-based positions, e.g. --x 2 --y 3"
+        )
+    options: dict[str, Any] = {"crs": args.points_crs or "EPSG:4326", "dropna": args.drop_missing}
+    if args.x is not None:
+        options["lon"] = int(args.x) if args.x.isdigit() else args.x
+        options["lat"] = int(args.y) if args.y.isdigit() else args.y
+    if args.no_header:
+        options["header"] = None
+    if args.sep is not None:
+        options["sep"] = "\t" if args.sep in ("\\t", "tab") else args.sep
+    return options
+
+
+def read_points(path: Path, csv: dict[str, Any] | None = None, layer: str | None = None) -> Any:
+    """Sites from a vector file, a CSV (``csv``: the reader's options) or a GBIF download."""
     from dpatlas.spatial import read_gbif, read_sites
 
     if not path.is_file():
@@ -130,111 +250,127 @@ def read_points(path: Path, points_crs: str | None = None, layer: str | None = N
     names = [s.lower() for s in path.suffixes if s.lower() not in (".gz", ".zip")]
     if names and names[-1] == ".txt":
         return read_gbif(path)
-    if names and names[-1] in (".csv", ".tsv"):
-        return read_sites(path, crs=points_crs or "EPSG:4326")
-    if points_crs is not None:
-        raise UsageError("--points-crs is for CSV files; vector files carry their own CRS")
+    if csv is not None:
+        return read_sites(path, **csv)
     return read_sites(path, **({} if layer is None else {"layer": layer}))
 
 
-def _bounds(text: str) -> tuple[float, float, float, float]:
-    try:
-        values = tuple(float(v) for v in text.split(","))
-    except ValueError:
-        values = ()
-    if len(values) != 4:
-        raise UsageError(f"--extent must be MINX,MINY,MAXX,MAXY (4 numbers), got {text!r}")
-    return values[0], values[1], values[2], values[3]
+def check_outputs(paths: list[Path], args: argparse.Namespace) -> None:
+    """Refuse unknown suffixes, repeated files and bad map options before anything is spent."""
+    from matplotlib import colormaps
 
-
-def study_area_grid(
-    *,
-    extent: str | None,
-    study_area: Path | None,
-    cell_size: float,
-    crs: str,
-    extent_crs: str | None = None,
-    layer: str | None = None,
-) -> tuple[Any, Any]:
-    """The public grid and the study-area outline (a GeoSeries in the grid CRS) for plots."""
-    import geopandas as gpd
-    from shapely.geometry import box
-
-    from dpatlas.spatial import Grid
-
-    if study_area is None:
-        assert extent is not None
-        outline = gpd.GeoSeries([box(*_bounds(extent))], crs=extent_crs or crs).to_crs(crs)
-        if extent_crs is None:
-            return Grid.from_bounds(_bounds(extent), cell_size=cell_size, crs=crs), outline
-        return Grid.from_polygon(outline, cell_size=cell_size, crs=crs), outline
-    if not study_area.is_file():
-        raise UsageError(f"--study-area file not found: {study_area}; check the path")
-    area = gpd.read_file(study_area, **({} if layer is None else {"layer": layer}))
-    if area.crs is None:
+    if args.cmap not in colormaps:
         raise UsageError(
-            f"--study-area {study_area} has no CRS; set one (e.g. with ogr2ogr -a_srs)"
+            f"--cmap {args.cmap} is not a matplotlib colour map; e.g. viridis, magma, cividis"
         )
-    area = area.to_crs(crs)
-    if area.geom_type.isin(["Polygon", "MultiPolygon"]).all():
-        return Grid.from_polygon(area, cell_size=cell_size, crs=crs), area.geometry
-    grid = Grid.from_bounds(tuple(area.total_bounds), cell_size=cell_size, crs=crs)
-    return grid, area.geometry
+    if args.tiles and not any(p.suffix.lower() == ".html" for p in paths):
+        raise UsageError("--tiles is for .html maps; write one (map.html) or drop --tiles")
+    if args.unit and not any(p.suffix.lower() in _UNIT_SUFFIXES for p in paths):
+        raise UsageError(
+            "--unit is for .geojson, .html and .png maps; a GeoPackage holds the cells and the "
+            "leaves, a GeoTIFF the cells"
+        )
+    context_layers(args.context, getattr(args, "points", None))
+    seen: set[Path] = set()
+    for path in paths:
+        if path.suffix.lower() not in OUT_SUFFIXES:
+            raise UsageError(f"--out must end in {', '.join(OUT_SUFFIXES)}, got {str(path)!r}")
+        if path.resolve() in seen:
+            raise UsageError(f"--out {path} is given twice; give each file once")
+        if path.is_dir():
+            raise UsageError(f"--out {path} is a directory; give a file such as {path}/map.gpkg")
+        seen.add(path.resolve())
 
 
-def write_heatmap(hm: Any, path: Path, *, outlines: Any = None, unit: str | None = None) -> Path:
-    """Write ``hm`` by the suffix of ``path`` (GeoPackage, GeoJSON, GeoTIFF or PNG).
-
-    ``unit`` picks the GeoJSON layer (``"cell"`` or ``"leaf"``); a GeoPackage gets every layer.
-    """
-    suffix = path.suffix.lower()
-    if suffix not in OUT_SUFFIXES:
-        raise UsageError(f"--out must end in {', '.join(OUT_SUFFIXES)}, got {str(path)!r}")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if suffix in (".tif", ".tiff"):
-        return Path(hm.to_geotiff(path))
-    if suffix == ".png":
-        from dpatlas.plot import plot_heatmap, save_figure
-
-        ax = plot_heatmap(hm, outlines=outlines)
-        return save_figure(ax.figure, path)
-    if unit is not None and suffix == ".gpkg":
-        raise UsageError("--unit is for GeoJSON; a GeoPackage holds the cells and the leaves")
-    return Path(hm.to_file(path, unit=unit))
+_UNIT_SUFFIXES = (".geojson", ".json", ".html", ".png")
+"""The products ``--unit`` applies to."""
 
 
-def _where(path: Path, unit: str | None) -> dict[str, str]:
-    """Where each unit's ranges are in the written file (or that they are not)."""
-    suffix = path.suffix.lower()
-    columns = " (columns ci95_low, ci95_high)"
-    if suffix == ".gpkg":
-        return {"cell": ' (layer "cells")', "leaf": ' (layer "leaves")'}
-    if suffix not in (".geojson", ".json"):
-        return {"cell": " (write .gpkg for them)", "leaf": " (write .gpkg for them)"}
-    other = " (write .gpkg, or --unit {} for them)"
-    if unit == "leaf":
-        return {"cell": other.format("cell"), "leaf": columns}
-    return {"cell": columns, "leaf": other.format("leaf")}
+def context_layers(specs: list[str], avoid: Path | None = None) -> list[Any]:
+    """The ``--context FILE[:LAYER]`` layers (never the private POINTS file)."""
+    import geopandas as gpd
+
+    layers = []
+    for spec in specs:
+        path, layer = Path(spec), None
+        if not path.is_file() and ":" in spec:
+            head, layer = spec.rsplit(":", 1)
+            path = Path(head)
+        if not path.is_file():
+            raise UsageError(f"--context file not found: {spec}; check the path")
+        if avoid is not None and path.resolve() == avoid.resolve() and layer is None:
+            raise UsageError(
+                f"--context {spec} is the POINTS file: the private sites never go on the map; "
+                "give public layers only (roads, coastline, the study area)"
+            )
+        frame = gpd.read_file(path, **({} if layer is None else {"layer": layer}))
+        if frame.crs is None:
+            raise UsageError(f"--context {spec} has no CRS; set one (e.g. with ogr2ogr -a_srs)")
+        layers.append((layer or path.stem, frame))
+    return layers
 
 
-def interval_lines(hm: Any, path: Path, unit: str | None = None) -> list[str]:
+def write_products(
+    hm: Any, paths: list[Path], args: argparse.Namespace, outline: Any = None
+) -> list[Path]:
+    """Write ``hm`` to every path (post-processing of one release); maps get the options."""
+    context = dict(context_layers(args.context, getattr(args, "points", None)))
+    if outline is not None:
+        context = {"study area": outline, **context}
+    written = []
+    for path in paths:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        options: dict[str, Any] = {}
+        suffix = path.suffix.lower()
+        if suffix in _UNIT_SUFFIXES and args.unit:
+            options["unit"] = args.unit
+        if suffix in (".png", ".html"):
+            options.update(context=context, cmap=args.cmap, scale=args.scale, title=args.title)
+        if suffix == ".html" and args.tiles:
+            options["tiles"] = args.tiles
+        written.append(Path(hm.to_file(path, **options)))
+    return written
+
+
+def _where(paths: list[Path], unit: str | None) -> dict[str, str]:
+    """Where each unit's ranges are in the written files (or that they are not)."""
+    found: dict[str, list[str]] = {"cell": [], "leaf": []}
+    for path in paths:
+        suffix = path.suffix.lower()
+        if suffix == ".gpkg":
+            found["cell"].append(f'layer "cells" of {path.name}')
+            found["leaf"].append(f'layer "leaves" of {path.name}')
+        elif suffix in (".geojson", ".json"):
+            found[unit or "cell"].append(f"columns ci95_low, ci95_high of {path.name}")
+        elif suffix == ".html":
+            found[unit or "cell"].append(f"tooltips of {path.name}")
+    where = {}
+    for name, places in found.items():
+        other = "cell" if name == "leaf" else "leaf"
+        hint = f"write .gpkg, or --unit {name} with .geojson / .html" if unit == other else ""
+        where[name] = f" ({'; '.join(places) or hint or 'write .gpkg for them'})"
+    return where
+
+
+def interval_lines(hm: Any, paths: list[Path], unit: str | None = None) -> list[str]:
     """What the 95% ranges of the map promise, in words a non-statistician reads.
 
-    ``path`` and ``unit`` (the GeoJSON layer) say where the ranges were written.
+    ``paths`` and ``unit`` (the layer of GeoJSON and HTML maps) say where the ranges were
+    written.
 
     Examples
     --------
     >>> import numpy as np, dpatlas.spatial as sp
     >>> g = sp.Grid.from_bounds((0, 0, 2, 1), cell_size=1, crs="EPSG:3035")
     >>> hm = sp.heatmap((np.array([0.5]), np.array([0.5])), g, epsilon=1.0, crs=3035, rng=0)
-    >>> for line in interval_lines(hm, Path("map.geojson")):
+    >>> for line in interval_lines(hm, [Path("map.geojson")]):
     ...     print(line)
-      95% ranges per cell (columns ci95_low, ci95_high): each cell's true count lies in its
+      95% ranges per cell (columns ci95_low, ci95_high of map.geojson): each cell's true count lies in its
         range with at least 95% probability; a range is the raw noisy count ± 3, cut at 0
         (only noise to allow for: every cell was measured on its own)
     """
     m = hm.measured
-    where = _where(path, unit)
+    where = _where(paths, unit)
     widths = m.halfwidth(0.95)
     width = f"{widths.max() if m.size else 0:g}"
     if m.size and widths.min() < widths.max():  # units measured at several scales
@@ -259,28 +395,25 @@ def interval_lines(hm: Any, path: Path, unit: str | None = None) -> list[str]:
     ]
 
 
-def _short(number: str) -> str:
-    """A release fact ("1.3333333333333333", or a word such as "private") for a text line."""
-    try:
-        return f"{float(number):.4g}"
-    except ValueError:
-        return number
+def _short(number: Any) -> str:
+    """A noise scale (a number, a ``[low, high]`` range, or None) for a text line."""
+    if isinstance(number, list):
+        return f"{number[0]:.4g} to {number[1]:.4g}"
+    return "none (nothing measured)" if number is None else f"{float(number):.4g}"
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
     """Run ``dpatlas heatmap``."""
+    from dpatlas.cli.grids import study_area_grid
     from dpatlas.spatial import heatmap
-    from dpatlas.spatial.products.export import describe
+    from dpatlas.spatial.products.export import release_facts
 
-    if args.out.suffix.lower() not in OUT_SUFFIXES:
-        raise UsageError(f"--out must end in {', '.join(OUT_SUFFIXES)}, got {str(args.out)!r}")
+    check_outputs(args.out, args)
     if args.max_sites < 1:
         raise UsageError(f"--max-sites must be an integer >= 1, got {args.max_sites}")
-    budget = release_budget(args, out)
-    steps = ["read sites", "build the public grid", "bin and release", "write"]
+    csv = _csv_options(args)
+    steps = ["build the public grid", "read sites", "bin and release", "write"]
     with Steps(steps, enabled=show_progress(args.quiet), desc="heatmap") as bar:
-        with bar.step("reading sites"):
-            sites = read_points(args.points, args.points_crs, args.layer)
         with bar.step("building the public grid"):
             grid, outline = study_area_grid(
                 extent=args.extent,
@@ -289,6 +422,18 @@ def run(args: argparse.Namespace, out: Output) -> int:
                 crs=args.crs,
                 extent_crs=args.extent_crs,
                 layer=args.study_area_layer,
+            )
+        budget = release_budget(args, out)
+        if budget is not None:
+            budget.check(args.epsilon)  # refuse before the sites are read
+        with bar.step("reading sites"):
+            sites = read_points(args.points, csv, args.layer)
+        column = args.individual_column
+        if column is not None and column not in sites.columns:
+            names = [str(c) for c in sites.columns if c != sites.geometry.name][:20]
+            raise UsageError(
+                f"--individual-column {column} is not a column of {args.points.name}; its "
+                f"columns are {', '.join(names)}"
             )
         with bar.step("binning sites and drawing noise"):
             hm = heatmap(
@@ -304,26 +449,28 @@ def run(args: argparse.Namespace, out: Output) -> int:
             )
             if args.nonnegative:
                 hm = hm.nonnegative()
-        with bar.step(f"writing {args.out.name}"):
-            path = write_heatmap(hm, args.out, outlines=outline, unit=args.unit)
-    facts = describe(hm)
+        with bar.step("writing " + ", ".join(p.name for p in args.out)):
+            paths = write_products(hm, args.out, args, outline)
+    if budget is not None and budget.made_here:
+        budget.record_products(budget.made_here[-1], paths)
+    facts = release_facts(hm)
     out.payload.update(
         {
             "command": "heatmap",
-            "out": str(path),
+            "out": [str(p) for p in paths],
             "release": facts,
             "grid": dict(hm.release.metadata["grid"]),
             "budget": None if budget is None else budget_summary(budget),
         }
     )
-    out.line(f"private heatmap written to {path}")
+    out.line(f"private heatmap written to {', '.join(map(str, paths))}")
     out.line(
-        f"  epsilon {facts['epsilon']} for the whole map ({grid.n_released} cells), "
-        f"mechanism {facts['mechanism']}"
+        f"  epsilon {facts['epsilon']:g} for the whole map ({grid.n_released} cells) and all "
+        f"{len(paths)} file(s), mechanism {facts['mechanism']}"
     )
     each = "leaf" if hm.measured.unit == "leaf" else "cell"
     out.line(f"  noise {hm.measured.noise} of scale {_short(facts['noise_scale'])} on each {each}")
-    for text in interval_lines(hm, path, args.unit):
+    for text in interval_lines(hm, paths, args.unit):
         out.line(text)
     out.line(f"  grid {grid.nx} x {grid.ny} cells of {grid.cell_size:g} m in {facts['crs']}")
     if "empirical_bayes" in hm.steps:
@@ -331,10 +478,6 @@ def run(args: argparse.Namespace, out: Output) -> int:
             "  map counts: each cell's most likely count given its noisy count and the whole map "
             "(posterior median); for totals over an area use --target regions"
         )
-    if budget is not None:
-        left = budget.remaining
-        out.line(
-            f"  budget of {args.dataset!r} left: epsilon={left.epsilon:g}, delta={left.delta:g}"
-        )
+    out.budget_left(args.dataset, budget)
     out.seeded(hm.release)
     return 0

@@ -101,10 +101,6 @@ def run(args: argparse.Namespace, out: Output) -> int:
     out.line(f"  communities    {release.metadata['communities']}")
     if release.seeded:
         out.line("  seeded         yes: reproducible and NOT secret (teaching only)")
-    if budget is not None:
-        left = budget.remaining
-        out.line(
-            f"  budget of {args.dataset!r} left: epsilon={left.epsilon:g}, delta={left.delta:g}"
-        )
+    out.budget_left(args.dataset, budget)
     out.seeded(release)
     return 0

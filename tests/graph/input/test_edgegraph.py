@@ -64,7 +64,9 @@ def test_explicit_nodes_map_ids_in_user_order() -> None:
     assert (g.n, g.nodes_public) == (3, True)
     assert g.ids.tolist() == [30, 20, 10]
     assert _edge_set(g) == {(0, 2)}
-    with pytest.raises(ValueError, match="node id 40, which is not in nodes"):
+    with pytest.raises(
+        ValueError, match="node id 40, which is not among the public node ids given as nodes="
+    ):
         as_edge_graph([(30, 40)], nodes=[30, 20, 10])
     with pytest.raises(ValueError, match="repeated ids"):
         as_edge_graph([(1, 2)], nodes=[1, 2, 2])

@@ -206,8 +206,8 @@ def _map_to_nodes(
         bad = ranked[pos] != side if ranked.size else np.ones(side.size, dtype=bool)
         if np.any(bad):
             raise ValueError(
-                f"edges use node id {int(side[bad][0])}, which is not in nodes; "
-                "nodes must list every endpoint"
+                f"edges use node id {int(side[bad][0])}, which is not among the public node ids "
+                "given as nodes=; list every endpoint"
             )
         mapped.append(order[pos])
     return ids, mapped[0], mapped[1]

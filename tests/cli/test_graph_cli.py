@@ -1,0 +1,266 @@
+"""``dpatlas edges | degrees | kstars | clustering | triangles``: JSON, ledger, intervals, errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from dpatlas import Budget
+
+from .conftest import LESMIS
+
+
+def test_default_release_debits_ledger_and_is_reproducible_only_with_a_seed(run_cli, cli, ledger):
+    args = ["triangles", LESMIS, "--ledger", ledger]
+    opts = "--nodes 77 --epsilon 0.4 --dataset d --json --seed 11"
+    first = run_cli(*args, opts=opts)
+    assert first.code == 0, first.err
+    data = json.loads(first.out)
+    assert isinstance(data["value"], int)
+    assert data["interval95"] is None  # the piecewise noise scale is private
+    assert data["release"]["mechanism"] == "triangle_count/piecewise"
+    assert data["release"]["epsilon"] == 0.4
+    assert data["release"]["seeded"] is True
+    assert data["release"]["metadata"]["n"] == 77
+    assert data["budget"]["remaining"]["epsilon"] == 0.6
+    assert data["warnings"] == []
+    assert "NOT secret" in first.err
+    assert "steps" not in first.err  # not a terminal: no progress bar
+    second = cli(*args, opts=opts)
+    assert json.loads(second.out)["value"] == data["value"]
+    history = Budget.open(ledger, dataset="d").history
+    assert [(float(s.epsilon), s.mechanism) for s in history] == [
+        (0.4, "triangle_count/piecewise")
+    ] * 2
+
+    refused = run_cli(*args, opts=opts)  # 0.2 left
+    assert refused.code == 1
+    assert json.loads(refused.out)["remaining_epsilon"] == pytest.approx(0.2)
+    assert "refused: privacy budget exceeded" in refused.err
+    assert len(Budget.open(ledger, dataset="d").history) == 2
+
+
+def test_global_has_a_free_interval_and_the_default_buys_one(cli, ledger):
+    res = cli("triangles", LESMIS, opts="--nodes 77 --method global --epsilon 0.5 --json --seed 3")
+    assert res.code == 0, res.err
+    data = json.loads(res.out)
+    low, high = data["interval95"]
+    assert low <= max(data["value"], 0) <= high
+    # discrete Laplace of scale (n - 2)/ε = 150: P(|Z| <= h) >= 0.95 first at h = 449
+    assert high - data["value"] == 449
+    buy = "--nodes 77 --epsilon 0.4 --interval-epsilon 0.1 --seed 3"
+    bought = cli("triangles", LESMIS, "--ledger", ledger, opts=buy + " --dataset d --json")
+    assert bought.code == 0, bought.err
+    data = json.loads(bought.out)
+    assert data["interval95"][0] <= data["value"] <= data["interval95"][1]
+    assert data["release"]["epsilon"] == 0.5
+    assert data["budget"]["spent"]["epsilon"] == 0.5
+    assert "(of which 0.1 for the interval)" in cli("triangles", LESMIS, opts=buy).out
+
+
+def test_smooth_with_delta(cli):
+    res = cli("triangles", LESMIS, opts="--nodes 77 --method smooth --delta 1e-6 --json --seed 1")
+    assert res.code == 0, res.err
+    release = json.loads(res.out)["release"]
+    assert release["mechanism"] == "triangle_count/smooth"
+    assert release["delta"] == 1e-6
+
+
+@pytest.mark.parametrize("command", ["edges", "degrees", "kstars", "clustering", "triangles"])
+def test_the_node_set_is_required_before_anything_is_read_or_spent(cli, tmp_path, command):
+    # was a PrivacyLeakWarning, then a release on the nodes seen in the edges (issue #17)
+    ledger = tmp_path / "ledger.sqlite"
+    k = ["--k", 2] if command == "kstars" else []
+    res = cli(command, LESMIS, *k, "--json", "--ledger", ledger, "--dataset", "d")
+    assert res.code == 2
+    assert f"dpatlas {command} needs the public number of nodes: pass --nodes N" in res.err
+    assert "or --node-list FILE" in res.err
+    assert len(res.err.strip().splitlines()) == 1, res.err
+    assert not ledger.exists()
+    missing = cli(command, tmp_path / "absent.txt", *k)
+    assert "--nodes" in missing.err  # refused before the file is even looked for
+
+
+def test_ids_beyond_the_node_count_are_relabelled(cli, tmp_path):
+    edges = tmp_path / "edges.txt"
+    edges.write_text("100 200\n200 300\n300 100\n")
+    res = cli("triangles", edges, opts="--nodes 10 --method global --json --seed 2")
+    assert res.code == 0, res.err
+    assert json.loads(res.out)["release"]["metadata"]["n"] == 10
+    assert json.loads(res.out)["warnings"] == []
+
+
+@pytest.mark.parametrize(
+    ("content", "extra", "needle"),
+    [
+        ("0 1\n1 2 3\n", "--nodes 5", "line 2: expected 2 node ids, found 3 field(s)"),
+        ("0 1\n1 x\n", "--nodes 5", "line 2: not an integer"),
+        ("0 1\n", "--nodes 5 --method ladder --delta 1e-6", "--delta applies only to --method"),
+        ("0 1\n", "--nodes 1", "the edges use 2 distinct node ids but --nodes 1"),
+        ("0 1\n", "--nodes 1", "pass the public number of nodes as --nodes N (at least 2)"),
+        ("0 1\n", "--epsilon nan", "expected a finite number > 0"),
+    ],
+)
+def test_bad_input_exits_2(cli, tmp_path, content, extra, needle):
+    edges = tmp_path / "edges.txt"
+    edges.write_text(content)
+    res = cli("triangles", edges, opts=extra)
+    assert res.code == 2
+    assert needle in res.err
+    assert len(res.err.strip().splitlines()) == 1, res.err
+    assert "Traceback" not in res.err
+
+
+def test_missing_file_and_missing_ledger(cli, tmp_path):
+    res = cli("triangles", tmp_path / "none.txt", "--nodes", 5)
+    assert res.code == 2
+    assert "EDGES file not found" in res.err
+    res = cli(
+        "triangles", LESMIS, "--nodes", 77, "--ledger", tmp_path / "l.sqlite", "--dataset", "d"
+    )
+    assert res.code == 2
+    assert "budget init" in res.err
+
+
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "graphs"
+
+
+@pytest.mark.parametrize(
+    ("command", "extra", "mechanism", "value_type"),
+    [
+        ("edges", "", "edge_count", int),
+        ("degrees", "--max-degree 40", "degree_histogram/sorted", list),
+        ("degrees", "--method direct", "degree_histogram/direct", list),
+        ("kstars", "--k 3 --interval-epsilon 0.1", "kstar_count/ladder", int),
+        ("clustering", "--method global", "clustering_coefficient/global", float),
+        ("clustering", "--triangle-share 0.3", "clustering_coefficient/piecewise", float),
+        ("triangles", "--method smooth", "triangle_count/smooth", int),
+        ("triangles", "--relaxed", "triangle_count/piecewise", int),
+        ("triangles", "--method ladder", "triangle_count/ladder", int),
+        ("kstars", "--k 2 --method piecewise --interval-epsilon 0.1", "kstar_count/piecewise", int),
+    ],
+)
+def test_every_graph_release_has_a_command(cli, ledger, command, extra, mechanism, value_type):
+    opts = f"--nodes 77 --epsilon 0.5 --seed 2 --ledger {ledger} --dataset d --json {extra}"
+    res = cli(command, LESMIS, opts=opts)
+    assert res.code == 0, res.err
+    data = json.loads(res.out)
+    assert data["command"] == command
+    assert data["release"]["mechanism"] == mechanism
+    assert isinstance(data["value"], value_type)
+    assert isinstance(data["release"]["epsilon"], float)  # numbers as numbers
+    spent = 0.6 if "interval-epsilon" in extra else 0.5
+    assert data["budget"]["spent"]["epsilon"] == pytest.approx(spent)
+    (spend,) = Budget.open(ledger, dataset="d").history
+    assert (float(spend.epsilon), spend.mechanism) == (spent, mechanism)
+    if command == "degrees":
+        assert sum(data["value"]) == 77  # post-processed to the public node count
+        assert "degree bins    0 .." in cli(command, LESMIS, opts="--nodes 77 --seed 2").out
+    if command in ("edges", "kstars") or "global" in extra:
+        low, high = data["interval95"]
+        assert low <= data["value"] <= high
+
+
+def test_the_printed_value_always_lies_in_its_printed_interval(cli):
+    """Small graph, small ε: the noisy count is often negative; the report raises value and
+    interval to 0 together (a count is never negative), so the value stays inside, in the
+    JSON and in the text."""
+    seen_negative = False
+    for method, extra in (("global", ""), ("ladder", " --interval-epsilon 0.5")):
+        for seed in range(12):
+            opts = f"--nodes 77 --method {method} --epsilon 0.05 --seed {seed}{extra}"
+            data = json.loads(cli("triangles", LESMIS, opts=opts + " --json").out)
+            low, high = data["interval95"]
+            assert 0 <= low <= data["value"] <= high
+            seen_negative |= data["release"]["value"] < 0
+            assert data["interval"]["kind"] == (
+                "noise only" if method == "global" else "noise and bound"
+            )
+            text = cli("triangles", LESMIS, opts=opts).out
+            printed = int(text.split("private value")[1].split()[0])
+            shown = text.split("95% interval")[1].split("\n")[0].strip(" []").split(", ")
+            assert int(shown[0]) <= printed <= int(shown[1])
+    assert seen_negative  # the clamping was exercised
+    text = cli("triangles", LESMIS, opts="--nodes 77 --method global --epsilon 0.05 --seed 0").out
+    assert "at least 95 times in 100" in text
+    assert "free: its noise size is public" in text
+    clustering = cli("clustering", LESMIS, opts="--nodes 77 --method global --seed 0").out
+    assert "contain the true coefficient at least 95 times in 100" in clustering
+
+
+@pytest.mark.parametrize(
+    ("command", "extra", "needle"),
+    [
+        (
+            "triangles",
+            "--delta 1e-6",
+            "--delta applies only to --method smooth; the piecewise method",
+        ),
+        ("clustering", "--method global --delta 1e-6", "--delta applies only to --method smooth"),
+        ("kstars", "--k 2 --method global --interval-epsilon 0.1", "drop --interval-epsilon"),
+        ("triangles", "--nodes 0", "--nodes must be a whole number >= 1, got 0"),
+        ("triangles", "--method global --relaxed", "--relaxed applies only to --method piecewise"),
+        ("triangles", "--node-list nowhere.txt", "--node-list file not found: nowhere.txt"),
+        ("kstars", "", "the following arguments are required: --k"),
+        ("kstars", "--k 3 --method piecewise", "--method piecewise needs a ladder"),
+        ("edges", "--method ladder", "unrecognized arguments: --method ladder"),
+    ],
+)
+def test_usage_errors_come_before_the_ledger(cli, ledger, command, extra, needle):
+    nodes = "" if "--node" in extra else "--nodes 77"
+    res = cli(command, LESMIS, opts=f"{extra} {nodes} --ledger {ledger} --dataset d --epsilon 0.5")
+    assert res.code == 2, res.err
+    assert needle in res.err
+    assert Budget.open(ledger, dataset="d").history == ()
+
+
+def test_node_list_names_the_public_nodes(cli, tmp_path):
+    edges = tmp_path / "edges.txt"
+    edges.write_text("100 205\n205 307\n307 100\n")
+    nodes = tmp_path / "nodes.txt"
+    nodes.write_text("# public ids\n100\n205\n307\n999\n")
+    res = cli("triangles", edges, opts=f"--node-list {nodes} --method global --json --seed 1")
+    assert res.code == 0, res.err
+    data = json.loads(res.out)
+    assert data["release"]["metadata"]["n"] == 4  # 999 is an isolated public node
+    assert data["warnings"] == []
+    missing = tmp_path / "few.txt"
+    missing.write_text("100\n205\n")
+    res = cli("triangles", edges, opts=f"--node-list {missing}")
+    assert res.code == 2
+    assert (
+        "node id 307, which is not among the public node ids given as --node-list FILE" in res.err
+    )
+
+
+@pytest.mark.shared
+@pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/datasets is absent")
+def test_a_snap_file_as_a_subprocess_with_the_real_node_count(run_cli, cli, tmp_path):
+    enron = SHARED / "email-Enron.txt.gz"  # ids 0 .. 36691
+    ledger = tmp_path / "ledger.sqlite"
+    assert cli("budget", "init", ledger, "--dataset", "enron", "--epsilon", "2").code == 0
+    base = f"--nodes 36692 --epsilon 0.5 --ledger {ledger} --dataset enron --json"
+    for command, run in (("triangles", run_cli), ("clustering", cli), ("edges", cli)):
+        res = run(command, enron, opts=base)
+        assert res.code == 0, res.err
+        data = json.loads(res.out)
+        assert data["release"]["metadata"]["n"] == 36692
+        assert data["warnings"] == []
+    refused = run_cli("kstars", enron, opts=base + " --k 2 --interval-epsilon 0.1")
+    assert refused.code == 1  # 1.5 spent, 0.6 asked
+    assert json.loads(refused.out)["remaining_epsilon"] == pytest.approx(0.5)
+    grqc = SHARED / "ca-GrQc.txt"  # ids up to 26196 on 5,242 nodes (SNAP's header): relabelled
+    res = run_cli("triangles", grqc, opts="--nodes 5242 --epsilon 1 --interval-epsilon 0.1 --json")
+    assert res.code == 0, res.err
+    data = json.loads(res.out)
+    assert data["release"]["metadata"]["n"] == 5242
+    low, high = data["interval95"]
+    assert low <= data["value"] <= high
+    assert abs(data["value"] - 48_260) < 0.05 * 48_260  # SNAP's count; the ladder is this close
+    degrees = json.loads(cli("degrees", grqc, opts="--nodes 5242 --json").out)
+    assert sum(degrees["value"]) == 5242  # one node without an edge (it had only a self-loop)
+    few = cli("triangles", grqc, opts="--nodes 5000")
+    assert few.code == 2
+    assert "the edges use 5241 distinct node ids but --nodes 5000" in few.err

@@ -1,0 +1,133 @@
+"""CSV points as they come, the public grid checked in the shell's words, before any spending."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pytest
+
+from dpatlas import Budget
+
+from .conftest import SNOW
+
+BEIJING = "116.2,39.8,116.6,40.1"
+
+
+@pytest.fixture
+def taxi(tmp_path):
+    """A headerless CSV as T-Drive ships it: id, time, longitude, latitude."""
+    gen = np.random.default_rng(0)
+    lon, lat = gen.uniform(116.25, 116.55, 400), gen.uniform(39.85, 40.05, 400)
+    path = tmp_path / "taxi.csv"
+    rows = [
+        f"{i % 9},2008-02-02 15:36:08,{x:.5f},{y:.5f}"
+        for i, (x, y) in enumerate(zip(lon, lat, strict=True))
+    ]
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+def test_a_headerless_csv_by_column_positions_as_a_subprocess(run_cli, cli, taxi, tmp_path):
+    out = tmp_path / "taxi.gpkg"
+    grid = f"--extent {BEIJING} --extent-crs EPSG:4326 --crs EPSG:32650 --cell-size 2000"
+    res = run_cli(
+        "heatmap", taxi, opts=f"--no-header --x 2 --y 3 {grid} --epsilon 1 --out {out} --json"
+    )
+    assert res.code == 0, res.err
+    data = json.loads(res.out)
+    assert data["grid"]["crs"] == "EPSG:32650"
+    assert data["grid"]["n_released"] > 100
+    res = cli("heatmap", taxi, opts=f"{grid} --epsilon 1 --out {out}")
+    assert res.code == 2
+    assert "looks like data, not a header; pass --no-header and the columns' positions" in res.err
+    assert "header=None" not in res.err
+    res = cli("heatmap", taxi, opts=f"--no-header {grid} --epsilon 1 --out {out}")
+    assert res.code == 2
+    assert "a CSV without a header needs --x COL --y COL" in res.err
+
+
+def test_csv_options_separator_and_names(cli, tmp_path):
+    path = tmp_path / "sites.csv"
+    path.write_text("east;north\n529300;181000\n529310;181020\n;\n")
+    grid = ["--extent", "528900,180600,529800,181400", "--crs", "EPSG:27700", "--cell-size", "100"]
+    opts = "--sep ; --x east --y north --points-crs EPSG:27700 --epsilon 1"
+    res = cli("heatmap", path, *grid, "--out", tmp_path / "a.gpkg", opts=opts)
+    assert res.code == 2
+    assert "pass --drop-missing to drop such rows" in res.err
+    res = cli("heatmap", path, *grid, "--out", tmp_path / "a.gpkg", opts=opts + " --drop-missing")
+    assert res.code == 0, res.err
+    res = cli("heatmap", SNOW, "--layer", "deaths", *grid, "--out", tmp_path / "b.gpkg", opts=opts)
+    assert res.code == 2
+    assert "--x is for CSV files" in res.err
+
+
+@pytest.mark.parametrize(
+    ("grid", "needle"),
+    [
+        (
+            "--extent 39.8,116.2,40.1,116.6 --extent-crs EPSG:4326 --crs EPSG:32650",
+            "latitude 116.2 is out of range [-90, 90]: are x and y swapped? In degrees --extent "
+            f"is WEST,SOUTH,EAST,NORTH (longitudes first): try --extent {BEIJING}",
+        ),
+        (
+            f"--extent {BEIJING} --extent-crs EPSG:4326 --crs EPSG:4326",
+            "--crs EPSG:4326 is geographic (degrees), but cells are measured in metres: use "
+            "--crs EPSG:32650 (WGS 84 / UTM zone 50N, for the study area around 116.4°E 40.0°N)",
+        ),
+        (
+            f"--extent {BEIJING} --crs EPSG:32650",
+            "the study area is 0.4 x 0.3 m in EPSG:32650, smaller than one 500 m cell; these look "
+            "like degrees: add --extent-crs EPSG:4326",
+        ),
+        (
+            "--extent 0,0,400,300 --crs EPSG:32650",
+            "smaller than one 500 m cell; use a smaller --cell-size",
+        ),
+        (
+            "--extent 0,0,500,500 --crs EPSG:32650",
+            "a grid of 1 x 1 cell of 500 m releases only the noisy total",
+        ),
+        ("--extent 0,0,1000,1000 --crs EPSG:9999999", "--crs 'EPSG:9999999' is not a CRS"),
+    ],
+)
+def test_the_public_grid_is_checked_before_the_ledger(cli, ledger, taxi, tmp_path, grid, needle):
+    opts = f"--no-header --x 2 --y 3 {grid} --cell-size 500 --epsilon 0.5 --ledger {ledger} --dataset d"
+    res = cli("heatmap", taxi, "--out", tmp_path / "m.gpkg", opts=opts)
+    assert res.code == 2, res.err
+    assert needle in res.err
+    assert len(res.err.strip().splitlines()) == 1
+    assert Budget.open(ledger, dataset="d").history == ()
+
+
+PYTHON_WORDS = re.compile(r"(?<![\w-])[a-z_]+=|to_crs\(|set_crs\(|dropna|header=None")
+
+
+TAXI = "heatmap {taxi} --no-header --extent 0,0,9000,9000 --cell-size 500 --epsilon 1"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        TAXI + " --x 2 --y 9 --crs EPSG:32650 --out {tmp}/m.gpkg",
+        TAXI + " --x 2 --y 3 --crs EPSG:32650 --out {tmp}/m.gpkg --individual-column who",
+        TAXI + " --x 2 --y 3 --crs EPSG:4326 --out {tmp}/m.gpkg",
+        TAXI + " --x 3 --y 2 --crs EPSG:32650 --out {tmp}/m.gpkg",
+        TAXI + " --x 2 --y 3 --crs EPSG:32650 --out {tmp}/m.png --cmap nope",
+        "triangles {edges} --nodes 2",
+        "triangles {edges} --node-list {tmp}/few.txt",
+        "kstars {edges} --k 1 --nodes 5",
+        "clustering {edges} --nodes 5 --triangle-share 1.5",
+        "degrees {edges} --nodes 5 --max-degree -1",
+        "budget show {tmp}/l.sqlite --dataset d",
+    ],
+)
+def test_errors_speak_in_flags_not_python_keywords(cli, taxi, tmp_path, args):
+    edges = tmp_path / "edges.txt"
+    edges.write_text("0 1\n1 2\n2 4\n")
+    (tmp_path / "few.txt").write_text("0\n1\n")
+    res = cli(*args.format(taxi=taxi, tmp=tmp_path, edges=edges).split())
+    assert res.code == 2, res.err
+    message = res.err.split(": error: ", 1)[1]
+    assert PYTHON_WORDS.search(message) is None, message
