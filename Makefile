@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-slow bench lint clean
+.PHONY: demo test test-slow bench lint notebooks clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -23,6 +23,9 @@ test-slow: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m pytest -q -s -m bench benchmarks
+
+notebooks: $(STAMP)
+	$(BIN)/python tools/run_notebooks.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks tools
