@@ -5,7 +5,7 @@ that one HTML file shows the private layer without any network. This script take
 registry's tarball (``npm pack leaflet@1.9.4``), checks its SHA-256 against the one recorded
 below, and writes ``leaflet.js`` (without its source-map comment), ``leaflet.css`` (its three
 images inlined as ``data:`` URIs, so the page never asks for a file) and Leaflet's BSD-2-Clause
-``LICENSE`` to ``src/dpatlas/spatial/products/_leaflet/``.
+``LICENSE`` to ``src/dpatlas/spatial/products/render/_leaflet/``.
 """
 
 from __future__ import annotations
@@ -19,7 +19,13 @@ from pathlib import Path
 VERSION = "1.9.4"
 SHA256 = "84c65a256e50657896f54c33bd857b6849ebe94c817803be818bf32a3dde0b77"
 TARGET = (
-    Path(__file__).resolve().parents[1] / "src" / "dpatlas" / "spatial" / "products" / "_leaflet"
+    Path(__file__).resolve().parents[1]
+    / "src"
+    / "dpatlas"
+    / "spatial"
+    / "products"
+    / "render"
+    / "_leaflet"
 )
 IMAGES = ("layers.png", "layers-2x.png", "marker-icon.png")
 

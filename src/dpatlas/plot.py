@@ -18,14 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from dpatlas.spatial.products.plot import (
-    caption,
-    draw_leaves,
-    draw_outlines,
-    frame_axes,
-    plot_heatmap,
-    separate_ticks,
-)
+from dpatlas.spatial.products.plot import caption, draw_leaves, plot_heatmap
+from dpatlas.spatial.products.render.layers import draw_outlines, frame_axes
+from dpatlas.spatial.products.render.ticks import separate_ticks
 
 __all__ = [
     "plot_heatmap",

@@ -51,7 +51,7 @@ def add_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace, out: Output) -> int:
     """Run ``dpatlas export``."""
-    from dpatlas.spatial.products.export import release_facts
+    from dpatlas.spatial.products.formats.facts import release_facts
     from dpatlas.spatial.products.record import read_heatmap
 
     check_outputs(args.to, args)

@@ -406,7 +406,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
     """Run ``dpatlas heatmap``."""
     from dpatlas.cli.grids import study_area_grid
     from dpatlas.spatial import heatmap
-    from dpatlas.spatial.products.export import release_facts
+    from dpatlas.spatial.products.formats.facts import release_facts
 
     check_outputs(args.out, args)
     if args.max_sites < 1:

@@ -12,14 +12,14 @@ best guess under a prior is the posterior median. :func:`posterior_medians` comp
    quantiles of that mean into ``groups`` groups: cells in busy neighbourhoods get a prior of
    their own. No group is smaller than :data:`CELLS_PER_GROUP` cells (a prior needs data).
 2. **A prior per group** on the counts ``0, 1, 2, ...``: the nonparametric maximum-likelihood
-   estimate (Kiefer and Wolfowitz 1956; Jiang and Zhang 2009; Koenker and Mizera 2014),
-   computed by EM (Laird 1978, accelerated by SQUAREM) over the lattice of counts spanned by
-   the group's values; the EM convolutions with ``p^|k|`` run in the log domain, so long empty
-   stretches cannot underflow. The lattice is the integers from 0 to ``32·scale``, or every
-   ``s``-th of them with the smallest ``s`` that keeps it within :data:`LATTICE_POINTS` points
-   (only for noise of a scale above 128). A released value at or below 0 says the same about
-   a count as 0 does (its likelihood is ``p^u`` times a constant for every count ``u >= 0``),
-   so it is read as 0.
+   estimate (Kiefer and Wolfowitz 1956; Jiang and Zhang 2009; Koenker and Mizera 2014;
+   :mod:`~dpatlas.spatial.products._npmle`), computed by EM (Laird 1978, accelerated by
+   SQUAREM) over the lattice of counts spanned by the group's values; the EM convolutions
+   with ``p^|k|`` run in the log domain, so long empty stretches cannot underflow. The lattice
+   is the integers from 0 to ``32·scale``, or every ``s``-th of them with the smallest ``s``
+   that keeps it within :data:`LATTICE_POINTS` points (only for noise of a scale above 128).
+   A released value at or below 0 says the same about a count as 0 does (its likelihood is
+   ``p^u`` times a constant for every count ``u >= 0``), so it is read as 0.
 3. **The posterior median** of every cell's count given its value and its group's prior (an
    integer; every value is read from one table per group).
 4. **Large counts keep their value.** A released value above ``16·scale``
@@ -45,6 +45,7 @@ import numpy as np
 from scipy import ndimage
 
 from dpatlas.core.validation import check_positive_int
+from dpatlas.spatial.products._npmle import median_table, prior
 
 if TYPE_CHECKING:
     from dpatlas.spatial.products.result import Heatmap
@@ -64,88 +65,6 @@ OWN_VALUE_ABOVE = 16.0
 left out of the prior's fit."""
 LATTICE_POINTS = 4096
 """Most points of the lattice of counts one prior is fitted on."""
-MAX_ROUNDS = 50
-"""Most SQUAREM rounds (each about three EM steps) of the prior's fit."""
-TOLERANCE = 1e-7
-"""The fit stops when a round raises the log-likelihood by less than this per cell."""
-
-
-def _exp_conv(x: np.ndarray, log_p: float) -> np.ndarray:
-    """``Σ_j x_j p^|i - j|`` for every ``i`` (``x >= 0``), by two log-domain running sums."""
-    ramp = np.arange(x.size) * log_p
-    with np.errstate(divide="ignore"):
-        logs = np.log(x)
-    below = np.logaddexp.accumulate(logs - ramp) + ramp
-    above = np.logaddexp.accumulate((logs + ramp)[::-1])[::-1] - ramp
-    return np.exp(below) + np.exp(above) - x
-
-
-def _loglik(hist: np.ndarray, weights: np.ndarray, log_p: float) -> float:
-    return float(hist @ np.log(np.maximum(_exp_conv(weights, log_p), 1e-300)))
-
-
-def _em_step(hist: np.ndarray, weights: np.ndarray, log_p: float) -> np.ndarray:
-    density = np.maximum(_exp_conv(weights, log_p), 1e-300)
-    new = weights * _exp_conv(hist / density, log_p)
-    return new / new.sum()
-
-
-def _prior(hist: np.ndarray, log_p: float) -> np.ndarray:
-    """NPMLE of the prior on the lattice points of the counts (point 0 is the count 0).
-
-    ``hist[j]`` is the number of cells whose released value is lattice point ``j``; the noise
-    between points ``i`` and ``j`` has likelihood ``∝ exp(log_p·|i - j|)``. EM (each
-    round raises the likelihood) is accelerated by SQUAREM (Varadhan and Roland 2008: an
-    extrapolation along two EM rounds, kept only when it raises the likelihood further); it
-    starts from the histogram blurred by the noise kernel and stops when a round gains less
-    than ``TOLERANCE`` in log-likelihood per cell (at most ``MAX_ROUNDS`` rounds).
-    """
-    total = float(hist.sum())
-    weights = _exp_conv(hist, log_p) + 1e-3 * total / hist.size
-    weights /= weights.sum()
-    loglik = _loglik(hist, weights, log_p)
-    for _ in range(MAX_ROUNDS):
-        once = _em_step(hist, weights, log_p)
-        twice = _em_step(hist, once, log_p)
-        step, bend = once - weights, twice - 2 * once + weights
-        size = float(np.sqrt(bend @ bend))
-        best, best_loglik = twice, _loglik(hist, twice, log_p)
-        if size > 0:
-            alpha = min(-float(np.sqrt(step @ step)) / size, -1.0)
-            jump = np.maximum(weights - 2 * alpha * step + alpha * alpha * bend, 0.0)
-            if jump.sum() > 0:
-                jump = _em_step(hist, jump / jump.sum(), log_p)
-                jump_loglik = _loglik(hist, jump, log_p)
-                if jump_loglik > best_loglik:
-                    best, best_loglik = jump, jump_loglik
-        gain = (best_loglik - loglik) / total
-        weights, loglik = best, best_loglik
-        if gain <= TOLERANCE:
-            break
-    return weights
-
-
-def _median_table(weights: np.ndarray, log_p: float) -> np.ndarray:
-    """Lattice point of the posterior median for a released value at every lattice point.
-
-    With ``p = exp(log_p)``, for a value at point ``t`` the posterior is ``∝ w_u p^|t - u|``; its mass at ``u <= m`` is
-    ``p^t · Σ_{u<=m} w_u p^-u`` for ``m <= t`` and its mass at ``u >= m`` is
-    ``p^-t · Σ_{u>=m} w_u p^u`` for ``m > t``: two monotone running sums (log domain) and a
-    binary search per value.
-    """
-    t = np.arange(weights.size)
-    ramp = t * log_p
-    with np.errstate(divide="ignore"):
-        logs = np.log(weights)
-    up_to = np.logaddexp.accumulate(logs - ramp)  # log Σ_{u<=m} w_u p^-u, non-decreasing
-    from_ = np.logaddexp.accumulate((logs + ramp)[::-1])[::-1]  # log Σ_{u>=m} w_u p^u
-    lower = up_to + ramp  # log posterior mass (unnormalised) at u <= t
-    upper = np.r_[from_[1:], -np.inf] - ramp  # ... at u > t
-    half = np.logaddexp(lower, upper) + np.log(0.5)
-    first = np.searchsorted(up_to, half - ramp, side="left")  # smallest m with mass <= m >= ½
-    last = np.searchsorted(-from_, -(half + ramp), side="right") - 1  # largest m, mass >= m >= ½
-    median = np.where(lower >= half, first, last)
-    return np.clip(median, 0, weights.size - 1)
 
 
 def neighbour_means(values: np.ndarray, released: np.ndarray, window: int) -> np.ndarray:
@@ -246,8 +165,8 @@ def posterior_medians(
         if members.size == 0:
             continue
         hist = np.bincount(point[members], minlength=2)
-        weights = _prior(hist.astype(np.float64), log_p)
-        out[members] = spacing * _median_table(weights, log_p)[point[members]]
+        weights = prior(hist.astype(np.float64), log_p)
+        out[members] = spacing * median_table(weights, log_p)[point[members]]
     return np.where(y > OWN_VALUE_ABOVE * scale, y, out)
 
 

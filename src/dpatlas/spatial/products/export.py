@@ -5,7 +5,8 @@ Every interval written says what it is: its level is in the column names (``ci95
 only or for the noise and the unknown spread of sites inside a leaf, and the layer's metadata
 (``interval``) says it in a sentence. Two layers: ``"cell"`` (one polygon per released cell)
 and, for multi-level releases, ``"leaf"`` (one polygon per measured leaf: the units the map
-actually measured, with tight noise-only intervals).
+actually measured, with tight noise-only intervals). The public facts and the GeoTIFF writer
+live in :mod:`dpatlas.spatial.products.formats`; their names are exported here too.
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ from typing import TYPE_CHECKING, Any
 
 import geopandas as gpd
 import numpy as np
-import rasterio
 import shapely
 from rasterio import features
 
+from dpatlas.spatial.products.formats.facts import describe, interval_columns, release_facts
+from dpatlas.spatial.products.formats.geotiff import NODATA, to_geotiff
 from dpatlas.spatial.products.intervals import Measured, cell_intervals, check_level
 
 if TYPE_CHECKING:
@@ -37,134 +39,10 @@ __all__ = [
     "to_geotiff",
 ]
 
-NODATA = np.iinfo(np.int32).min
-"""GeoTIFF nodata value of integer count bands (cells outside the release)."""
 LAYERS = {"cell": "cells", "leaf": "leaves"}
 """GeoPackage layer name of each unit."""
 SUFFIXES = (".gpkg", ".geojson", ".json", ".tif", ".tiff", ".png", ".html")
 """The file types :func:`to_file` writes, chosen by the path's suffix."""
-
-
-def interval_columns(level: float) -> tuple[str, str]:
-    """Names of the interval's columns at ``level``: the level is in the name.
-
-    Examples
-    --------
-    >>> interval_columns(0.95), interval_columns(0.975)
-    (('ci95_low', 'ci95_high'), ('ci97_5_low', 'ci97_5_high'))
-    """
-    tag = f"ci{100 * check_level(level):.10g}".replace(".", "_")
-    return f"{tag}_low", f"{tag}_high"
-
-
-def _sentences(m: Measured, level: float) -> dict[str, str]:
-    """What the intervals of each layer promise, in words."""
-    low, high = interval_columns(level)
-    pct = f"{100 * level:.10g}%"
-    if m.unit == "cell":
-        return {
-            "cell": f"{low}, {high}: each cell's true count lies in its range with probability "
-            f"at least {pct} (noise only: every cell was measured on its own)."
-        }
-    alone = int((m.n_cells == 1).sum())
-    return {
-        "cell": f"{low}, {high}: each cell's true count lies in its range with probability at "
-        f"least {pct}. The map measured {m.size} leaves (blocks of cells), not single cells: "
-        f"the cells of the {alone} one-cell leaves have a noise-only range; a cell in a leaf of "
-        "several cells has the range from 0 to the upper end of its leaf's range (noise and "
-        "spread: how sites spread inside a leaf is not released), valid but wide; column "
-        "ci_covers says which, and the leaf layer has the tight ranges.",
-        "leaf": f"{low}, {high}: each leaf's true count lies in its range with probability at "
-        f"least {pct} (noise only: every leaf was measured once).",
-    }
-
-
-def release_facts(heatmap: Heatmap, level: float = 0.95) -> dict[str, Any]:
-    """Public facts about the release as numbers, text and lists (``--json``, web maps).
-
-    The same facts as :func:`describe`, typed: ``noise_scale`` is a number, a ``[low, high]``
-    range when the measured units have different scales, or None when nothing was measured.
-
-    Examples
-    --------
-    >>> import numpy as np, dpatlas.spatial as sp
-    >>> g = sp.Grid.from_bounds((0, 0, 2, 1), cell_size=1, crs="EPSG:3035")
-    >>> hm = sp.heatmap((np.array([0.5]), np.array([0.5])), g, epsilon=1.0, crs=3035, rng=0)
-    >>> facts = release_facts(hm)
-    >>> facts["epsilon"], facts["noise_scale"], facts["ci95_halfwidth"], facts["seeded"]
-    (1.0, 1.0, 3.0, True)
-    """
-    release, grid = heatmap.release, heatmap.grid
-    m = heatmap.measured
-    level = check_level(level)
-    scales = np.unique(m.scale)
-    widths = m.halfwidth(0.95)
-    cap = release.metadata.get("max_sites_per_individual")
-    facts: dict[str, Any] = {
-        "epsilon": release.epsilon,
-        "delta": release.delta,
-        "mechanism": release.mechanism,
-        "noise": m.noise if m.unit == "cell" else f"{m.noise} per leaf of a released tree",
-        "noise_scale": None
-        if not m.size
-        else float(scales[0])
-        if scales.size == 1
-        else [float(scales[0]), float(scales[-1])],
-        "sensitivity": release.sensitivity,
-        "measured_unit": m.unit,
-        "measured_units": int(m.size),
-        "ci95_halfwidth": float(widths.max()) if widths.size else 0.0,
-        "interval_level": level,
-        "seeded": release.seeded,
-        "cell_size": grid.cell_size,
-        "crs": grid.crs.to_string(),
-        "date": str(release.metadata.get("created", "")),
-        "postprocessing": list(heatmap.steps),
-        "max_sites_per_individual": None if cap is None else int(cap),
-    }
-    facts.update({f"interval_{unit}": text for unit, text in _sentences(m, level).items()})
-    return facts
-
-
-def _text(value: Any) -> str:
-    """A fact as text: numbers short but exact (``1``, ``0.5``, ``1.3333333333333333``)."""
-    if isinstance(value, bool):
-        return str(value)
-    if isinstance(value, (int, float)):
-        short = f"{value:g}"
-        return short if float(short) == value else repr(float(value))
-    if isinstance(value, list):
-        return json.dumps(value)
-    return "" if value is None else str(value)
-
-
-def describe(heatmap: Heatmap, level: float = 0.95) -> dict[str, str]:
-    """Public facts about the release, as strings (GeoTIFF tags, file metadata, captions).
-
-    ``measured_unit`` says what the noisy values measure (``cell`` or ``leaf``),
-    ``ci95_halfwidth`` the largest noise-only 95% half-width of one such unit, and
-    ``interval_cell`` (and ``interval_leaf``) what each layer's ``level`` intervals promise.
-
-    Examples
-    --------
-    >>> import numpy as np, dpatlas.spatial as sp
-    >>> g = sp.Grid.from_bounds((0, 0, 2, 1), cell_size=1, crs="EPSG:3035")
-    >>> hm = sp.heatmap((np.array([0.5]), np.array([0.5])), g, epsilon=1.0, crs=3035, rng=0)
-    >>> facts = describe(hm)
-    >>> facts["noise_scale"], facts["measured_unit"], facts["ci95_halfwidth"]
-    ('1', 'cell', '3')
-    >>> print(facts["interval_cell"])
-    ci95_low, ci95_high: each cell's true count lies in its range with probability at least 95%
-    (noise only: every cell was measured on its own).
-    """
-    facts = release_facts(heatmap, level)
-    text = {key: _text(value) for key, value in facts.items()}
-    scale = facts["noise_scale"]
-    if isinstance(scale, list):
-        text["noise_scale"] = f"{scale[0]:.17g} to {scale[1]:.17g}"
-    elif scale is not None:
-        text["noise_scale"] = f"{scale:.17g}"
-    return text
 
 
 def _check_unit(heatmap: Heatmap, unit: str) -> Measured:
@@ -350,54 +228,4 @@ def to_file(
     gdf.to_crs("EPSG:4326").to_file(
         path, driver="GeoJSON", RFC7946="YES", DESCRIPTION=json.dumps(facts)
     )
-    return path
-
-
-def to_geotiff(heatmap: Heatmap, path: str | Path) -> Path:
-    """Write a GeoTIFF: band 1 the counts (nodata outside the release), one band per flag.
-
-    Integer estimates are written as int32 with nodata ``-2**31``; non-integer ones as
-    float64 with NaN. Tags hold ε, mechanism, noise scale, cell size, CRS and date; intervals
-    are not written (use :func:`to_file`).
-
-    Examples
-    --------
-    >>> import os, tempfile, numpy as np, rasterio, dpatlas.spatial as sp
-    >>> g = sp.Grid.from_bounds((0, 0, 2, 1), cell_size=1, crs="EPSG:3035")
-    >>> hm = sp.heatmap((np.array([0.5]), np.array([0.5])), g, epsilon=1.0, crs=3035, rng=0)
-    >>> with rasterio.open(hm.to_geotiff(os.path.join(tempfile.mkdtemp(), "m.tif"))) as src:
-    ...     src.tags()["epsilon"], src.tags()["mechanism"], src.read(1).shape
-    ('1', 'heatmap/uniform', (1, 2))
-    """
-    path = Path(path)
-    grid = heatmap.grid
-    estimate = np.asarray(heatmap.estimate)
-    integer = np.issubdtype(estimate.dtype, np.integer)
-    dtype, nodata = ("int32", NODATA) if integer else ("float64", np.nan)
-    if integer and estimate.size and np.abs(estimate).max() >= 2**31 - 1:
-        raise ValueError("counts do not fit in int32; use nonnegative(integer=False) first")
-    band = np.full(grid.shape, nodata, dtype=dtype)
-    band[grid.released] = estimate
-    names = ["count", *heatmap.flags]
-    profile = {
-        "driver": "GTiff",
-        "width": grid.nx,
-        "height": grid.ny,
-        "count": len(names),
-        "dtype": dtype,
-        "crs": grid.crs.to_wkt(),
-        "transform": grid.transform,
-        "nodata": nodata,
-        "compress": "deflate",
-    }
-    with rasterio.open(path, "w", **profile) as dst:
-        dst.write(band, 1)
-        for index, name in enumerate(names[1:], start=2):
-            layer = np.full(grid.shape, nodata, dtype=dtype)
-            layer[grid.released] = heatmap.flags[name]
-            dst.write(layer, index)
-        for index, name in enumerate(names, start=1):
-            dst.set_band_description(index, name)
-        facts = describe(heatmap)  # no interval in a GeoTIFF: no sentence about its columns
-        dst.update_tags(**{k: v for k, v in facts.items() if not k.startswith("interval")})
     return path

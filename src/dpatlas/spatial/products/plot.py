@@ -2,17 +2,21 @@
 
 Drawing a release is post-processing and costs no privacy. Outlines (a study-area outline,
 roads, a coastline) are public data given by the caller; never draw the private sites
-themselves on a map you publish. Matplotlib is imported on use.
+themselves on a map you publish. Matplotlib is imported on use. The helpers shared with the
+web map and the notebook figures (context layers, the frame, tick labels) live in
+:mod:`dpatlas.spatial.products.render`; their names are exported here too.
 """
 
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from dpatlas.spatial.products.render.layers import context_layers, draw_outlines, frame_axes
+from dpatlas.spatial.products.render.ticks import overlapping_ticks, separate_ticks
 
 if TYPE_CHECKING:
     from dpatlas.spatial.products.result import Heatmap
@@ -86,125 +90,6 @@ def colour_norm(scale: str, values: Any) -> Any:
     positive = v[v > 0]
     bottom = float(positive.min()) if positive.size else 1.0
     return LogNorm(vmin=bottom, vmax=max(high, bottom * 10), clip=True)
-
-
-def context_layers(context: Any) -> list[tuple[str, Any]]:
-    """``(name, GeoSeries)`` of public context layers: GeoDataFrames, GeoSeries or file paths.
-
-    ``context`` is one layer, a list of them, or a mapping from names to layers; files are read
-    with geopandas (named by the file's stem). Every layer must carry a CRS.
-
-    Examples
-    --------
-    >>> import geopandas as gpd
-    >>> from shapely.geometry import Point
-    >>> [name for name, _ in context_layers({"wells": gpd.GeoSeries([Point(0, 0)], crs=3035)})]
-    ['wells']
-    """
-    import geopandas as gpd
-
-    if context is None:
-        return []
-    if isinstance(context, Mapping):
-        pairs = list(context.items())
-    else:
-        layers = context if isinstance(context, (list, tuple)) else [context]
-        pairs = [(f"context {index}", layer) for index, layer in enumerate(layers, start=1)]
-    named = []
-    for name, layer in pairs:
-        if isinstance(layer, (str, Path)):
-            name, layer = Path(layer).stem, gpd.read_file(layer)
-        if not isinstance(layer, (gpd.GeoSeries, gpd.GeoDataFrame)):
-            raise TypeError(
-                f"context layers must be GeoDataFrames, GeoSeries or file paths, got "
-                f"{type(layer).__name__}"
-            )
-        if layer.crs is None:
-            raise ValueError(f"context layer {name!r} has no CRS; set it with `.set_crs(...)`")
-        named.append((name, layer.geometry))
-    return named
-
-
-def draw_outlines(ax: Any, outlines: Any, crs: Any) -> None:
-    """Draw public layers in ``crs`` (:func:`context_layers`): polygons as outlines, lines,
-    points as markers."""
-    for _, geoms in context_layers(outlines):
-        geoms = geoms.to_crs(crs)
-        kinds = set(geoms.geom_type)
-        if kinds <= {"Point", "MultiPoint"}:
-            geoms.plot(ax=ax, color="white", edgecolor="black", markersize=18, zorder=3)
-        else:
-            lines = geoms.boundary if kinds <= {"Polygon", "MultiPolygon"} else geoms
-            lines.plot(ax=ax, color="white", linewidth=0.6, alpha=0.8, zorder=2)
-
-
-def frame_axes(ax: Any, bounds: tuple[float, float, float, float]) -> None:
-    """Limit the axes to the grid, with plain metre tick labels."""
-    x0, y0, x1, y1 = bounds
-    ax.set_xlim(x0, x1)
-    ax.set_ylim(y0, y1)
-    ax.ticklabel_format(useOffset=False, style="plain")
-
-
-def separate_ticks(fig: Any, *, most: int = 6, gap: float = 4.0) -> None:
-    """Thin each axis's tick labels until no two labels of one axes overlap (``gap`` pixels apart).
-
-    Long metre coordinates (``4,400,000``) on a narrow map collide with a fixed number of
-    ticks. This draws the figure (without rendering), keeps as many ticks as fit, turns the
-    x labels upright when even two side by side do not fit, and keeps a single tick when the
-    axis is shorter than two labels.
-    """
-    for ax in fig.axes:
-        if ax.get_label() != "<colorbar>":
-            for axis in (ax.yaxis, ax.xaxis):
-                _fit_ticks(fig, ax, axis, most, gap)
-
-
-def _fit_ticks(fig: Any, ax: Any, axis: Any, most: int, gap: float) -> None:
-    from matplotlib.ticker import FixedLocator, MaxNLocator
-
-    across = axis is ax.xaxis
-    for rotation in (0, 90) if across else (0,):
-        if across:
-            ax.tick_params(axis="x", labelrotation=rotation)
-        bins = most
-        while bins >= 1:
-            axis.set_major_locator(MaxNLocator(bins))
-            fig.draw_without_rendering()
-            labels = _shown(ax, axis)
-            if not _crowded(labels, gap):
-                return
-            boxes = [t.get_window_extent() for t in labels]
-            size = max(b.width if across and rotation == 0 else b.height for b in boxes)
-            frame = ax.get_window_extent()
-            fit = int((frame.width if across else frame.height) // (size + gap))
-            bins = min(bins - 1, max(fit - 1, 1))
-    low, high = axis.get_view_interval()
-    axis.set_major_locator(FixedLocator([float(np.mean(MaxNLocator(1).tick_values(low, high)))]))
-
-
-def _shown(ax: Any, axis: Any) -> list[Any]:
-    low, high = sorted(axis.get_view_interval())
-    return [
-        label
-        for tick, label in zip(axis.get_majorticklocs(), axis.get_majorticklabels(), strict=False)
-        if low <= tick <= high and label.get_text() and label.get_visible()
-    ]
-
-
-def _crowded(labels: list[Any], gap: float) -> list[tuple[str, str]]:
-    boxes = [t.get_window_extent().padded(gap / 2) for t in labels]
-    return [
-        (labels[i].get_text(), labels[j].get_text())
-        for i in range(len(boxes))
-        for j in range(i + 1, len(boxes))
-        if boxes[i].overlaps(boxes[j])
-    ]
-
-
-def overlapping_ticks(ax: Any, gap: float = 0.0) -> list[tuple[str, str]]:
-    """Pairs of shown tick labels of ``ax`` (both axes) closer than ``gap`` pixels, after a draw."""
-    return _crowded([*_shown(ax, ax.xaxis), *_shown(ax, ax.yaxis)], gap)
 
 
 def draw_leaves(heatmap: Heatmap, ax: Any, *, color: str = "white", linewidth: float = 0.4) -> Any:

@@ -200,8 +200,8 @@ class Heatmap:
         return explore(self, **kwargs)
 
     def to_geotiff(self, path: str | Path) -> Path:
-        """Write a GeoTIFF raster; see :func:`.export.to_geotiff`."""
-        from dpatlas.spatial.products.export import to_geotiff
+        """Write a GeoTIFF raster; see :func:`.formats.geotiff.to_geotiff`."""
+        from dpatlas.spatial.products.formats.geotiff import to_geotiff
 
         return to_geotiff(self, path)
 

@@ -3,7 +3,7 @@
 The page follows the geopandas ecosystem's conventions (``GeoDataFrame.explore``: Leaflet, a
 colour map by name, a tooltip per feature, a legend, optional web tiles) but needs no network:
 Leaflet 1.9.4 (BSD-2-Clause, vendored from the npm registry by ``tools/vendor_leaflet.py``,
-its licence in ``_leaflet/LICENSE``) is inlined with the data, so the file can be mailed,
+its licence in ``render/_leaflet/LICENSE``) is inlined with the data, so the file can be mailed,
 archived, or opened on a laptop in the field. A web basemap is an option (``tiles=``); the
 private layer never depends on it.
 
@@ -16,14 +16,14 @@ exact count. Rendering is post-processing of the release and costs no privacy.
 from __future__ import annotations
 
 import html
-import json
-import math
 from dataclasses import dataclass
-from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from dpatlas.spatial.products.render.geojson import Raw, collection, dumps
+from dpatlas.spatial.products.render.page import SCRIPT, STYLE, TEMPLATE, asset
 
 if TYPE_CHECKING:
     from dpatlas.spatial.products.result import Heatmap
@@ -88,64 +88,6 @@ class WebMap:
         )
 
 
-def _asset(name: str) -> str:
-    return (files("dpatlas.spatial.products") / "_leaflet" / name).read_text(encoding="utf-8")
-
-
-def _plain(value: Any) -> Any:
-    """A JSON value: numpy scalars as numbers, non-finite numbers as null."""
-    if isinstance(value, (np.bool_, bool)):
-        return bool(value)
-    if isinstance(value, (np.integer, int)):
-        return int(value)
-    if isinstance(value, (np.floating, float)):
-        return float(value) if math.isfinite(value) else None
-    return value
-
-
-def _collection(gdf: Any, extra: dict[str, list[Any]]) -> str:
-    """A GeoJSON FeatureCollection of ``gdf`` as text (WGS 84, coordinates to 1e-7°, ~1 cm).
-
-    Geometries are written by GEOS and joined as text, with no round trip through Python
-    objects (the cost that matters at 10⁵ cells).
-    """
-    import shapely
-
-    geoms = shapely.transform(gdf.geometry.to_crs("EPSG:4326").values, lambda c: np.round(c, 7))
-    table = gdf.drop(columns=gdf.geometry.name)
-    columns = {c: table[c].tolist() for c in table.columns} | extra
-    names = list(columns)
-    rows = zip(*(columns[c] for c in names), strict=True) if names else ((),) * len(gdf)
-    features = (
-        '{"type":"Feature","properties":'
-        + json.dumps(
-            dict(zip(names, map(_plain, row), strict=True)),
-            separators=(",", ":"),
-            ensure_ascii=False,
-        )
-        + ',"geometry":'
-        + geometry
-        + "}"
-        for row, geometry in zip(rows, shapely.to_geojson(geoms), strict=True)
-    )
-    return '{"type":"FeatureCollection","features":[' + ",".join(features) + "]}"
-
-
-class _Raw(str):
-    """JSON text to be inserted as it is (GeoJSON written by :func:`_collection`)."""
-
-
-def _dumps(value: Any) -> str:
-    """Compact JSON of ``value``, with :class:`_Raw` parts inserted as they are."""
-    if isinstance(value, _Raw):
-        return str(value)
-    if isinstance(value, dict):
-        return "{" + ",".join(f"{_dumps(k)}:{_dumps(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, list):
-        return "[" + ",".join(map(_dumps, value)) + "]"
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-
-
 def _fields(gdf: Any, level: float) -> list[list[str]]:
     """``[column, label]`` rows of the tooltip: estimate, interval(s), raw count, flags."""
     fields = []
@@ -171,14 +113,14 @@ def _legend(norm: Any, cmap: Any, label: str) -> dict[str, Any]:
 
 
 def _context(context: Any) -> list[dict[str, Any]]:
-    from dpatlas.spatial.products.plot import context_layers
+    from dpatlas.spatial.products.render.layers import context_layers
 
     layers = []
     for name, geoms in context_layers(context):
         kinds = set(geoms.geom_type)
         kind = "point" if kinds <= {"Point", "MultiPoint"} else "line"
         frame = geoms.to_frame(name="geometry").set_geometry("geometry")
-        layers.append({"name": name, "kind": kind, "geojson": _Raw(_collection(frame, {}))})
+        layers.append({"name": name, "kind": kind, "geojson": Raw(collection(frame, {}))})
     return layers
 
 
@@ -254,7 +196,7 @@ def explore(
     """
     from matplotlib import colormaps
 
-    from dpatlas.spatial.products.export import release_facts
+    from dpatlas.spatial.products.formats.facts import release_facts
     from dpatlas.spatial.products.plot import colour_norm
 
     gdf = heatmap.to_geodataframe(level=level, unit=unit)
@@ -289,7 +231,7 @@ def explore(
     elif tiles is not None:
         tile = {"url": tiles, "attribution": html.escape(tiles.split("/")[2]), "name": "tiles"}
     data = {
-        "cells": _Raw(_collection(gdf, {"_fill": fill})),
+        "cells": Raw(collection(gdf, {"_fill": fill})),
         "fields": _fields(gdf, level),
         "legend": _legend(norm, colours, f"private estimate ({per})"),
         "suppressed": any(suppressed),
@@ -298,13 +240,13 @@ def explore(
         "canvas": len(gdf) > SVG_FEATURES,
         "caption": _caption(heatmap, facts),
     }
-    page = _TEMPLATE.format(
+    page = TEMPLATE.format(
         title=html.escape(title or "Private heatmap"),
-        leaflet_css=_asset("leaflet.css"),
-        leaflet_js=_asset("leaflet.js"),
-        data=_dumps(data).replace("</", "<\\/"),
-        script=_SCRIPT,
-        style=_STYLE,
+        leaflet_css=asset("leaflet.css"),
+        leaflet_js=asset("leaflet.js"),
+        data=dumps(data).replace("</", "<\\/"),
+        script=SCRIPT,
+        style=STYLE,
     )
     return WebMap(html=page, n_cells=len(gdf), height=height)
 
@@ -322,114 +264,3 @@ def to_html(heatmap: Heatmap, path: str | Path, **options: Any) -> Path:
     ('.html', True)
     """
     return explore(heatmap, **options).save(path)
-
-
-_STYLE = """
-html, body { height: 100%; margin: 0; font: 13px/1.35 system-ui, sans-serif; }
-#map { position: absolute; top: 0; bottom: 0; width: 100%; background: #f2f2ef; }
-.dpatlas-box { background: rgba(255, 255, 255, 0.92); padding: 6px 9px; border-radius: 4px;
-  box-shadow: 0 1px 4px rgba(0, 0, 0, 0.3); }
-.dpatlas-title { font-size: 15px; font-weight: 600; }
-.dpatlas-caption { max-width: 440px; font-size: 12px; }
-.dpatlas-bar { width: 220px; height: 12px; margin: 4px 0 2px; border: 1px solid #555; }
-.dpatlas-ticks { display: flex; justify-content: space-between; width: 222px; font-size: 11px; }
-.dpatlas-swatch { display: inline-block; width: 12px; height: 12px; background: #9e9e9e;
-  vertical-align: middle; margin-right: 4px; border: 1px solid #555; }
-.dpatlas-tooltip table td { padding: 0 4px; }
-"""
-
-_SCRIPT = r"""
-(function () {
-  "use strict";
-  var data = JSON.parse(document.getElementById("dpatlas-data").textContent);
-  var map = L.map("map", {preferCanvas: data.canvas, zoomSnap: 0.25});
-  function fmt(v) {
-    if (v === null || v === undefined) { return "–"; }
-    if (typeof v === "boolean") { return v ? "yes" : "no"; }
-    if (typeof v !== "number") { return String(v); }
-    return Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(4)));
-  }
-  function tip(p) {
-    var head = p.row !== undefined ? "cell row " + p.row + ", column " + p.col
-             : p.leaf !== undefined ? "leaf " + p.leaf : "";
-    var rows = ["<b>" + head + "</b>"];
-    data.fields.forEach(function (f) {
-      var keys = f[0].split("|");
-      var text = keys.length === 2 ? "[" + fmt(p[keys[0]]) + ", " + fmt(p[keys[1]]) + "]"
-                                   : fmt(p[keys[0]]);
-      rows.push("<tr><td>" + f[1] + "</td><td>" + text + "</td></tr>");
-    });
-    return rows[0] + "<table>" + rows.slice(1).join("") + "</table>";
-  }
-  var cells = L.geoJSON(data.cells, {
-    style: function (f) {
-      return {fillColor: f.properties._fill, fillOpacity: 0.8, color: "#444", weight: 0.4,
-              className: "dpatlas-cell"};
-    },
-    onEachFeature: function (f, layer) {
-      layer.bindTooltip(tip(f.properties), {sticky: true, className: "dpatlas-tooltip"});
-    }
-  }).addTo(map);
-  var overlays = {"private estimate": cells};
-  data.context.forEach(function (c) {
-    var layer = L.geoJSON(c.geojson, {
-      interactive: false,
-      style: {color: "#222", weight: 1.2, opacity: 0.8, fill: false},
-      pointToLayer: function (f, latlng) {
-        return L.circleMarker(latlng, {radius: 3, color: "#111", weight: 1, fillColor: "#fff",
-                                       fillOpacity: 1, interactive: false});
-      }
-    }).addTo(map);
-    overlays[c.name] = layer;
-  });
-  var bases = {};
-  if (data.tiles) {
-    bases[data.tiles.name] = L.tileLayer(data.tiles.url, {
-      attribution: data.tiles.attribution, maxZoom: 19
-    }).addTo(map);
-  }
-  L.control.layers(bases, overlays, {collapsed: false}).addTo(map);
-  L.control.scale({imperial: false}).addTo(map);
-  function box(position, html, extra) {
-    var control = L.control({position: position});
-    control.onAdd = function () {
-      var div = L.DomUtil.create("div", "dpatlas-box " + extra);
-      div.innerHTML = html;
-      L.DomEvent.disableClickPropagation(div);
-      return div;
-    };
-    return control.addTo(map);
-  }
-  box("topleft", document.title, "dpatlas-title");
-  var lg = data.legend;
-  var legend = "<div>" + lg.label + "</div>" +
-    "<div class='dpatlas-bar' style='background: linear-gradient(to right, " +
-    lg.stops.join(", ") + ")'></div><div class='dpatlas-ticks'>" +
-    lg.ticks.map(function (t) { return "<span>" + fmt(t) + "</span>"; }).join("") + "</div>";
-  if (data.suppressed) {
-    legend += "<div><span class='dpatlas-swatch'></span>suppressed (noisy count below the threshold)</div>";
-  }
-  box("bottomright", legend, "dpatlas-legend");
-  box("bottomleft", data.caption, "dpatlas-caption");
-  map.fitBounds(cells.getBounds(), {padding: [10, 10]});
-  window.dpatlas = {map: map, cells: cells, drawn: cells.getLayers().length};
-})();
-"""
-
-_TEMPLATE = """<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{title}</title>
-<style>{leaflet_css}</style>
-<style>{style}</style>
-</head>
-<body>
-<div id="map"></div>
-<script>{leaflet_js}</script>
-<script type="application/json" id="dpatlas-data">{data}</script>
-<script>{script}</script>
-</body>
-</html>
-"""
