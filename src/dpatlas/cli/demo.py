@@ -115,7 +115,8 @@ def _heatmaps(data: Path, out: Path, budget: Budget, rng: RngLike, result: DemoR
 def _triangles(
     data: Path, out: Path, budget: Budget, rng: RngLike, result: DemoResult
 ) -> list[str]:
-    from dpatlas.cli.graph import STATISTICS, release_interval, report
+    from dpatlas.cli.graph.report import release_interval, report
+    from dpatlas.cli.graph.statistics import STATISTICS
     from dpatlas.graph import read_edgelist, triangle_count
     from dpatlas.graph.exact.counting import triangle_count_exact
 

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from dpatlas.cli._common import Output, UsageError, add_command
-from dpatlas.cli.heatmap import KEYWORDS, add_product_options, check_outputs, write_products
+from dpatlas.cli.heatmap.options import KEYWORDS, add_product_options
+from dpatlas.cli.heatmap.outputs import check_outputs, write_products
 
 __all__ = ["add_parser"]
 

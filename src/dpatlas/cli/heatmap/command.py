@@ -1,10 +1,4 @@
-"""``dpatlas heatmap``: one private heatmap of sites, written to every product asked for.
-
-``--out`` may be repeated (``--out map.gpkg --out map.tif --out map.png --out map.html``): the
-map is released once, debited once, and every file is post-processing of that one release.
-Everything that needs no data is checked first (outputs, options, the public grid), then the
-ledger, and only then are the sites read.
-"""
+"""``dpatlas heatmap``: the parser, the CSV and points options, and the run."""
 
 from __future__ import annotations
 
@@ -20,22 +14,19 @@ from dpatlas.cli._common import (
     positive_float,
     release_budget,
 )
+from dpatlas.cli.heatmap.options import (
+    DEFAULT_METHOD,
+    DEFAULT_TARGET,
+    KEYWORDS,
+    METHOD_NAMES,
+    OUT_SUFFIXES,
+    TARGET_NAMES,
+    add_product_options,
+)
+from dpatlas.cli.heatmap.outputs import check_outputs, interval_lines, write_products
 from dpatlas.cli.progress import Steps, show_progress
 
-__all__ = [
-    "DEFAULT_METHOD",
-    "METHOD_NAMES",
-    "OUT_SUFFIXES",
-    "add_parser",
-    "add_product_options",
-    "check_outputs",
-    "interval_lines",
-    "read_points",
-    "write_products",
-]
-
-OUT_SUFFIXES = (".gpkg", ".geojson", ".json", ".tif", ".tiff", ".png", ".html")
-"""The products ``--out`` writes, chosen by the suffix (as :func:`dpatlas.spatial.products.export.to_file`)."""
+__all__ = ["add_parser", "read_points", "run"]
 
 _EPILOG = """\
 examples:
@@ -57,66 +48,6 @@ GeoPackage / GeoJSON / Shapefile, a CSV (lon/lat columns found by name, or given
 --x/--y; WGS 84 unless --points-crs), or a GBIF download (.txt, .txt.gz).
 Render a saved GeoPackage again, for free: `dpatlas export map.gpkg --to map.html`.
 """
-
-KEYWORDS = {
-    "epsilon": "--epsilon",
-    "method": "--method",
-    "cell_size": "--cell-size",
-    "crs": "--points-crs",
-    "lon": "--x",
-    "lat": "--y",
-    "sep": "--sep",
-    "individual_column": "--individual-column",
-    "max_sites_per_individual": "--max-sites",
-    "cmap": "--cmap",
-    "scale": "--scale",
-    "tiles": "--tiles",
-    "unit": "--unit",
-}
-"""The API's keywords and the flags that set them (for error messages in the shell's words)."""
-
-METHOD_NAMES = ("adaptive", "auto", "privtree", "uniform")
-"""``--method`` choices: the keys of :data:`dpatlas.spatial.METHODS`, listed here so that
-building the parser (``dpatlas --help``, ``dpatlas triangles``) does not import the spatial
-stack (geopandas, scipy); a test keeps the two equal."""
-DEFAULT_METHOD = "auto"
-"""``--method`` default: the default of :func:`dpatlas.spatial.heatmap` (a test checks it)."""
-TARGET_NAMES = ("cells", "regions")
-"""``--target`` choices: :data:`dpatlas.spatial.methods.auto.TARGETS` (a test keeps them equal)."""
-DEFAULT_TARGET = "cells"
-"""``--target`` default: the default of :func:`dpatlas.spatial.heatmap` (a test checks it)."""
-SCALE_NAMES = ("linear", "sqrt", "log")
-"""``--scale`` choices: :data:`dpatlas.spatial.products.plot.SCALES` (a test checks it)."""
-
-
-def add_product_options(p: argparse.ArgumentParser) -> None:
-    """Options of the rendered maps (PNG and HTML), shared by ``heatmap`` and ``export``."""
-    group = p.add_argument_group("maps (.png, .html)")
-    group.add_argument(
-        "--context",
-        action="append",
-        default=[],
-        metavar="FILE[:LAYER]",
-        help="public layer drawn over the map (roads, coastline, outline); repeatable",
-    )
-    group.add_argument("--cmap", default="viridis", help="matplotlib colour map (default viridis)")
-    group.add_argument(
-        "--scale", choices=SCALE_NAMES, default="linear", help="colour scale (default linear)"
-    )
-    group.add_argument("--title", help="title of the map")
-    group.add_argument(
-        "--unit",
-        choices=("cell", "leaf"),
-        help="for .geojson, .html, .png: the released cells (default) or the leaves an adaptive "
-        "/ PrivTree map measured (GeoJSON and HTML draw them, PNG outlines them); a GeoPackage "
-        "holds both layers",
-    )
-    group.add_argument(
-        "--tiles",
-        metavar="NAME|URL",
-        help="web basemap under an .html map, e.g. OpenStreetMap (needs a network when viewed; "
-        "the private layer does not)",
-    )
 
 
 def add_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
@@ -253,146 +184,6 @@ def read_points(path: Path, csv: dict[str, Any] | None = None, layer: str | None
     if csv is not None:
         return read_sites(path, **csv)
     return read_sites(path, **({} if layer is None else {"layer": layer}))
-
-
-def check_outputs(paths: list[Path], args: argparse.Namespace) -> None:
-    """Refuse unknown suffixes, repeated files and bad map options before anything is spent."""
-    from matplotlib import colormaps
-
-    if args.cmap not in colormaps:
-        raise UsageError(
-            f"--cmap {args.cmap} is not a matplotlib colour map; e.g. viridis, magma, cividis"
-        )
-    if args.tiles and not any(p.suffix.lower() == ".html" for p in paths):
-        raise UsageError("--tiles is for .html maps; write one (map.html) or drop --tiles")
-    if args.unit and not any(p.suffix.lower() in _UNIT_SUFFIXES for p in paths):
-        raise UsageError(
-            "--unit is for .geojson, .html and .png maps; a GeoPackage holds the cells and the "
-            "leaves, a GeoTIFF the cells"
-        )
-    context_layers(args.context, getattr(args, "points", None))
-    seen: set[Path] = set()
-    for path in paths:
-        if path.suffix.lower() not in OUT_SUFFIXES:
-            raise UsageError(f"--out must end in {', '.join(OUT_SUFFIXES)}, got {str(path)!r}")
-        if path.resolve() in seen:
-            raise UsageError(f"--out {path} is given twice; give each file once")
-        if path.is_dir():
-            raise UsageError(f"--out {path} is a directory; give a file such as {path}/map.gpkg")
-        seen.add(path.resolve())
-
-
-_UNIT_SUFFIXES = (".geojson", ".json", ".html", ".png")
-"""The products ``--unit`` applies to."""
-
-
-def context_layers(specs: list[str], avoid: Path | None = None) -> list[Any]:
-    """The ``--context FILE[:LAYER]`` layers (never the private POINTS file)."""
-    import geopandas as gpd
-
-    layers = []
-    for spec in specs:
-        path, layer = Path(spec), None
-        if not path.is_file() and ":" in spec:
-            head, layer = spec.rsplit(":", 1)
-            path = Path(head)
-        if not path.is_file():
-            raise UsageError(f"--context file not found: {spec}; check the path")
-        if avoid is not None and path.resolve() == avoid.resolve() and layer is None:
-            raise UsageError(
-                f"--context {spec} is the POINTS file: the private sites never go on the map; "
-                "give public layers only (roads, coastline, the study area)"
-            )
-        frame = gpd.read_file(path, **({} if layer is None else {"layer": layer}))
-        if frame.crs is None:
-            raise UsageError(f"--context {spec} has no CRS; set one (e.g. with ogr2ogr -a_srs)")
-        layers.append((layer or path.stem, frame))
-    return layers
-
-
-def write_products(
-    hm: Any, paths: list[Path], args: argparse.Namespace, outline: Any = None
-) -> list[Path]:
-    """Write ``hm`` to every path (post-processing of one release); maps get the options."""
-    context = dict(context_layers(args.context, getattr(args, "points", None)))
-    if outline is not None:
-        context = {"study area": outline, **context}
-    written = []
-    for path in paths:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        options: dict[str, Any] = {}
-        suffix = path.suffix.lower()
-        if suffix in _UNIT_SUFFIXES and args.unit:
-            options["unit"] = args.unit
-        if suffix in (".png", ".html"):
-            options.update(context=context, cmap=args.cmap, scale=args.scale, title=args.title)
-        if suffix == ".html" and args.tiles:
-            options["tiles"] = args.tiles
-        written.append(Path(hm.to_file(path, **options)))
-    return written
-
-
-def _where(paths: list[Path], unit: str | None) -> dict[str, str]:
-    """Where each unit's ranges are in the written files (or that they are not)."""
-    found: dict[str, list[str]] = {"cell": [], "leaf": []}
-    for path in paths:
-        suffix = path.suffix.lower()
-        if suffix == ".gpkg":
-            found["cell"].append(f'layer "cells" of {path.name}')
-            found["leaf"].append(f'layer "leaves" of {path.name}')
-        elif suffix in (".geojson", ".json"):
-            found[unit or "cell"].append(f"columns ci95_low, ci95_high of {path.name}")
-        elif suffix == ".html":
-            found[unit or "cell"].append(f"tooltips of {path.name}")
-    where = {}
-    for name, places in found.items():
-        other = "cell" if name == "leaf" else "leaf"
-        hint = f"write .gpkg, or --unit {name} with .geojson / .html" if unit == other else ""
-        where[name] = f" ({'; '.join(places) or hint or 'write .gpkg for them'})"
-    return where
-
-
-def interval_lines(hm: Any, paths: list[Path], unit: str | None = None) -> list[str]:
-    """What the 95% ranges of the map promise, in words a non-statistician reads.
-
-    ``paths`` and ``unit`` (the layer of GeoJSON and HTML maps) say where the ranges were
-    written.
-
-    Examples
-    --------
-    >>> import numpy as np, dpatlas.spatial as sp
-    >>> g = sp.Grid.from_bounds((0, 0, 2, 1), cell_size=1, crs="EPSG:3035")
-    >>> hm = sp.heatmap((np.array([0.5]), np.array([0.5])), g, epsilon=1.0, crs=3035, rng=0)
-    >>> for line in interval_lines(hm, [Path("map.geojson")]):
-    ...     print(line)
-      95% ranges per cell (columns ci95_low, ci95_high of map.geojson): each cell's true count lies in its
-        range with at least 95% probability; a range is the raw noisy count ± 3, cut at 0
-        (only noise to allow for: every cell was measured on its own)
-    """
-    m = hm.measured
-    where = _where(paths, unit)
-    widths = m.halfwidth(0.95)
-    width = f"{widths.max() if m.size else 0:g}"
-    if m.size and widths.min() < widths.max():  # units measured at several scales
-        width = f"up to {width}"
-    if m.unit == "cell":
-        return [
-            f"  95% ranges per cell{where['cell']}: each cell's true count lies in its",
-            f"    range with at least 95% probability; a range is the raw noisy count ± {width}, "
-            "cut at 0",
-            "    (only noise to allow for: every cell was measured on its own)",
-        ]
-    alone = int((m.n_cells == 1).sum())
-    return [
-        f"  this map measured {m.size} leaves (blocks of cells), not single cells:",
-        f"  95% ranges per leaf{where['leaf']}: each leaf's true count lies in its range",
-        f"    with at least 95% probability; a range is the leaf's raw noisy count ± {width}, "
-        "cut at 0",
-        f"  95% ranges per cell{where['cell']}: the {alone} cells that are a leaf",
-        "    on their own get the same; any other cell gets 0 to the upper end of its leaf's range,",
-        "    because how the sites spread inside a leaf is not released: valid, but wide;",
-        "    read the leaves for tight ranges",
-    ]
 
 
 def _short(number: Any) -> str:

@@ -1,0 +1,201 @@
+"""The five graph commands: their parsers, the checks before anything is spent, and the run."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from dpatlas.cli._common import (
+    Output,
+    UsageError,
+    add_command,
+    budget_summary,
+    positive_float,
+    release_budget,
+)
+from dpatlas.cli.graph.report import release_interval, report, shown_value
+from dpatlas.cli.graph.statistics import KEYWORDS, STATISTICS, Statistic
+from dpatlas.cli.progress import Steps, show_progress
+
+__all__ = ["add_parsers", "read_node_list", "run"]
+
+_COUNT_NOTES = (
+    "Methods: piecewise (pure ε, the most accurate: piecewise-Laplace noise over the\n"
+    "sensitivity ladder; the default, except for k-stars: only with --k 2), ladder (pure ε,\n"
+    "Zhang et al. 2015; the k-star default), smooth (smooth sensitivity: pure ε with Cauchy\n"
+    "noise, or (ε, δ) with --delta), global (Laplace at the global sensitivity). Piecewise,\n"
+    "ladder and smooth noise scales depend on the graph: a 95% interval costs\n"
+    "--interval-epsilon more; global releases have one for free."
+)
+
+
+def _epilog(stat: Statistic) -> str:
+    extra = " --k 2" if stat.name == "kstars" else ""
+    notes = stat.notes or _COUNT_NOTES
+    return (
+        "examples:\n"
+        f"  dpatlas {stat.name} edges.txt.gz{extra} --nodes 36692 --epsilon 0.5\n"
+        f"  dpatlas {stat.name} edges.txt{extra} --node-list nodes.txt --epsilon 1 \\\n"
+        "      --ledger ledger.sqlite --dataset coauthors --json\n\n"
+        "Edge-DP: two graphs on the same public node set are neighbours when they differ in one\n"
+        "edge. The node set is public and required: give its size with --nodes N (every node,\n"
+        "with or without an edge; ids in the file need not be 0..N-1: the distinct ids, sorted,\n"
+        "become nodes 0, 1, ..., the other nodes have no edge) or list its ids with --node-list\n"
+        "FILE. Without it nothing is read or spent: the nodes seen in the edge list depend on\n"
+        "the data.\n" + notes + "\n"
+    )
+
+
+def add_parsers(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
+    """Register the five graph commands."""
+    for stat in STATISTICS.values():
+        p = add_command(
+            sub,
+            stat.name,
+            help=stat.help,
+            description=f"Release the {stat.what} of a graph under edge-DP.",
+            parents=parents,
+            epilog=_epilog(stat),
+        )
+        p.add_argument(
+            "edges", metavar="EDGES", type=Path, help="edge list (SNAP format, may be .gz)"
+        )
+        nodes = p.add_argument_group("public node set").add_mutually_exclusive_group()
+        nodes.add_argument(
+            "--nodes",
+            type=int,
+            metavar="N",
+            help="public number of nodes, required unless --node-list (ids in the file are "
+            "relabelled; nodes without an edge count too)",
+        )
+        nodes.add_argument(
+            "--node-list",
+            type=Path,
+            metavar="FILE",
+            help="file of the public node ids, one per line ('#' comments)",
+        )
+        p.add_argument(
+            "--epsilon", type=positive_float, default=1.0, help="privacy loss (default 1)"
+        )
+        if stat.methods:
+            p.add_argument(
+                "--method",
+                choices=stat.methods,
+                default=stat.methods[0],
+                help=f"mechanism (default {stat.methods[0]})",
+            )
+        if stat.delta_methods:
+            p.add_argument(
+                "--delta",
+                type=float,
+                default=0.0,
+                help=f"δ for --method {' / '.join(stat.delta_methods)} (default 0)",
+            )
+        if stat.interval_methods:
+            p.add_argument(
+                "--interval-epsilon",
+                type=positive_float,
+                metavar="E",
+                help="extra ε spent on a private bound on the noise size that gives "
+                f"{' and '.join(stat.interval_methods)} releases a 95%% interval (global "
+                "releases have one for free); what it buys: docs/intervals-graphs.md",
+            )
+        for option in stat.options:
+            p.add_argument(option.flag, **option.settings)
+        p.set_defaults(func=run, statistic=stat, keywords=KEYWORDS)
+
+
+def _checked(stat: Statistic, args: argparse.Namespace) -> dict[str, Any]:
+    """The API's keyword arguments, after the checks that need no data (usage errors)."""
+    if args.nodes is None and args.node_list is None:
+        raise UsageError(
+            f"dpatlas {stat.name} needs the public number of nodes: pass --nodes N (every node "
+            "of the graph, with or without an edge; ids need not be 0..N-1) or --node-list FILE. "
+            "The nodes seen in the edge list depend on the data, so a release on them is not "
+            "edge-DP: nothing was read or spent"
+        )
+    if not args.edges.is_file():
+        raise UsageError(f"EDGES file not found: {args.edges}; check the path")
+    method = getattr(args, "method", None)
+    delta = getattr(args, "delta", 0.0)
+    if delta and method not in stat.delta_methods:
+        raise UsageError(
+            f"--delta applies only to --method {' or '.join(stat.delta_methods)}; the {method} "
+            "method is pure ε-DP: drop --delta"
+        )
+    if delta < 0 or delta >= 1:
+        raise UsageError(f"--delta must be in [0, 1), got {delta:g}")
+    extra = getattr(args, "interval_epsilon", None)
+    if extra is not None and method not in stat.interval_methods:
+        raise UsageError(
+            f"--interval-epsilon is not needed with --method {method}: its noise scale is "
+            "public, so its interval is free; drop --interval-epsilon"
+        )
+    if args.nodes is not None and args.nodes < 1:
+        raise UsageError(f"--nodes must be a whole number >= 1, got {args.nodes}")
+    kwargs: dict[str, Any] = {"epsilon": args.epsilon, "rng": args.seed}
+    if stat.methods:
+        kwargs["method"] = method
+    if stat.delta_methods:
+        kwargs["delta"] = delta
+    if stat.interval_methods:
+        kwargs["interval_epsilon"] = extra
+    for option in stat.options:
+        value = getattr(args, option.keyword)
+        if option.methods and method not in option.methods and value not in (None, False):
+            raise UsageError(
+                f"{option.flag} applies only to --method {' or '.join(option.methods)}; "
+                f"drop {option.flag}"
+            )
+        kwargs[option.keyword] = value
+    return kwargs
+
+
+def read_node_list(path: Path) -> Any:
+    """The public node ids listed in ``path`` (one integer per line, ``#`` comments)."""
+    import numpy as np
+
+    if not path.is_file():
+        raise UsageError(f"--node-list file not found: {path}; check the path")
+    try:
+        return np.loadtxt(path, dtype=np.int64, comments="#", ndmin=1)
+    except ValueError as exc:
+        raise UsageError(
+            f"--node-list {path} must hold one integer node id per line: {exc}"
+        ) from None
+
+
+def run(args: argparse.Namespace, out: Output) -> int:
+    """Run one graph command (the row of :data:`STATISTICS` in ``args.statistic``)."""
+    import dpatlas.graph as graphs
+
+    stat: Statistic = args.statistic
+    kwargs = _checked(stat, args)
+    nodes = None if args.node_list is None else read_node_list(args.node_list)
+    budget = release_budget(args, out)
+    if budget is not None and budget.accounting == "basic":  # refuse before reading the file
+        budget.check(args.epsilon + (kwargs.get("interval_epsilon") or 0.0), kwargs.get("delta", 0))
+    steps = ["read edge list", f"release the {stat.what}"]
+    with Steps(steps, enabled=show_progress(args.quiet), desc=stat.name) as bar:
+        with bar.step(f"reading {args.edges.name}"):
+            g = graphs.read_edgelist(args.edges, n=args.nodes, nodes=nodes)
+        with bar.step(f"computing the {stat.what} and drawing noise"):
+            release = getattr(graphs, stat.function)(g, budget=budget, **kwargs)
+    interval = release_interval(release)
+    out.payload.update(
+        {
+            "command": stat.name,
+            "edges": str(args.edges),
+            "value": shown_value(release, stat),
+            "interval95": None if interval is None else list(interval),
+            "interval": release.metadata.get("interval"),
+            "release": release.to_dict(),
+            "budget": None if budget is None else budget_summary(budget),
+        }
+    )
+    for line in report(release, stat, source=args.edges.name):
+        out.line(line)
+    out.budget_left(args.dataset, budget)
+    out.seeded(release)
+    return 0
