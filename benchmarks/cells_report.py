@@ -12,10 +12,9 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
+from benchmarks.cell_shapes import DENSE, HELD_OUT
 from benchmarks.cells import (
     DEFAULT_REPS,
-    DENSE,
-    HELD_OUT,
     LABELS,
     METHODS,
     CellScore,
