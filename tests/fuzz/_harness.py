@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, event, settings
+from hypothesis import strategies as st
 
 from dpatlas import Budget
 from dpatlas.errors import BudgetExceededError, LedgerError, PrivacyLeakWarning
@@ -48,6 +49,19 @@ def _known_bug(exc: BaseException) -> str | None:
 
 
 WEIRD_OBJECTS = [None, "1", b"1", [1.0], (), {}, object(), 1 + 2j, np.float64("nan")]
+
+# Privacy parameters and δ as a fuzzer draws them: valid, out of range, not numbers at all.
+params = st.one_of(
+    st.floats(min_value=1e-6, max_value=1e6),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.integers(-3, 10**30),
+    st.sampled_from(BAD_NUMBERS + WEIRD_OBJECTS + [10**400, -(10**400)]),
+)
+deltas = st.one_of(
+    st.floats(min_value=1e-12, max_value=0.5),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from([0, 0.0, 1, 1.0, -1e-9, True, None, "0.1"]),
+)
 
 
 def twin(strategy_given: Callable[[Callable[..., None]], Callable[..., None]]):

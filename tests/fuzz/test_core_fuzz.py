@@ -1,5 +1,5 @@
 """Fuzz the core mechanisms: a valid Release or a documented error, never NaN, never a spend
-recorded for a refused release."""
+recorded for a refused release (the budget and the ledger: ``test_accounting_fuzz.py``)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-from tests.fuzz._harness import BAD_NUMBERS, WEIRD_OBJECTS, finite_values, run, twin
+from tests.fuzz._harness import WEIRD_OBJECTS, deltas, finite_values, params, run, twin
 
 from dpatlas import (
     Budget,
@@ -27,17 +27,6 @@ from dpatlas import (
 VALUE_LIMIT = 2**62 - 1  # discrete_laplace clamps the answer to this magnitude
 FLOAT_MAX = float(np.finfo(np.float64).max)  # real-valued releases saturate here
 
-params = st.one_of(
-    st.floats(min_value=1e-6, max_value=1e6),
-    st.floats(allow_nan=True, allow_infinity=True),
-    st.integers(-3, 10**30),
-    st.sampled_from(BAD_NUMBERS + WEIRD_OBJECTS + [10**400, -(10**400)]),
-)
-deltas = st.one_of(
-    st.floats(min_value=1e-12, max_value=0.5),
-    st.floats(allow_nan=True, allow_infinity=True),
-    st.sampled_from([0, 0.0, 1, 1.0, -1e-9, True, None, "0.1"]),
-)
 float_arrays = hnp.arrays(
     np.float64,
     hnp.array_shapes(min_dims=0, max_dims=2, min_side=0, max_side=6),
@@ -263,61 +252,3 @@ def _clipped_body(values, lower, upper, epsilon, n, split, rng):
 
 
 test_clipped_sum_and_mean, test_clipped_sum_and_mean_slow = _clipped_body
-
-
-@twin(
-    given(total=params, total_delta=deltas, spends=st.lists(st.tuples(params, deltas), max_size=6))
-)
-def _budget_body(total, total_delta, spends):
-    budget = run(lambda: Budget(total, total_delta), names=("epsilon", "delta"))
-    if budget is None:
-        return
-    for eps, delta in spends:
-        before = len(budget.history)
-        spent_before = budget.spent
-        spend = run(
-            lambda e=eps, d=delta: budget.spend(e, d, mechanism="fuzz"),
-            budget=budget,
-            names=("epsilon", "delta"),
-        )
-        if spend is not None:
-            assert len(budget.history) == before + 1
-        else:
-            assert budget.spent == spent_before
-        rem = budget.remaining
-        assert np.isfinite(rem.epsilon), rem
-        assert rem.epsilon >= -1e-9, rem
-        assert np.isfinite(rem.delta), rem
-        assert rem.delta >= -1e-12, rem
-
-
-test_budget_spend, test_budget_spend_slow = _budget_body
-
-
-@twin(
-    given(
-        epsilon=st.one_of(st.none(), params),
-        delta=deltas,
-        dataset=st.one_of(st.text(max_size=20), st.sampled_from([None, 3, b"x", ""])),
-        spends=st.lists(st.tuples(params, deltas), max_size=4),
-    )
-)
-def _ledger_body(tmp_path_factory, epsilon, delta, dataset, spends):
-    path = tmp_path_factory.mktemp("ledger") / "ledger.sqlite"
-    budget = run(
-        lambda: Budget.open(path, dataset=dataset, epsilon=epsilon, delta=delta),
-        names=("epsilon", "delta", "dataset", "path", "ledger"),
-    )
-    if budget is None:
-        return
-    for eps, d in spends:
-        run(
-            lambda e=eps, dd=d: budget.spend(e, dd, mechanism="fuzz"),
-            budget=budget,
-            names=("epsilon", "delta"),
-        )
-    reopened = Budget.open(path, dataset=dataset)
-    assert reopened.history == budget.history
-
-
-test_budget_open_ledger, test_budget_open_ledger_slow = _ledger_body

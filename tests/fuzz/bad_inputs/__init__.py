@@ -1,0 +1,1 @@
+"""The rows of the bad-input table (:mod:`tests.fuzz.bad_inputs_table`), by topic."""

@@ -1,0 +1,214 @@
+"""Bad data: empty or wrong geometries, graphs that are not simple, CRSs, grids, sites, queries."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import geopandas as gpd
+import networkx as nx
+import numpy as np
+import shapely
+from tests.fuzz.bad_inputs.row import CRS, GRID, K4, XY, Row
+
+from dpatlas import graph as gr
+from dpatlas import spatial as sp
+
+
+def _edge_file(text: str) -> Callable[[Path], Any]:
+    def call(tmp: Path) -> Any:
+        path = tmp / "edges.txt"
+        path.write_text(text)
+        return gr.read_edgelist(path, n=3)
+
+    return call
+
+
+def _gdf(geoms: list[Any], crs: Any = CRS) -> gpd.GeoDataFrame:
+    return gpd.GeoDataFrame(geometry=gpd.GeoSeries(geoms, crs=crs))
+
+
+def _outside(_: Path) -> str:
+    hm = sp.heatmap(
+        (np.array([50.0, 5_000.0]), np.array([50.0, 50.0])),
+        GRID,
+        epsilon=1.0,
+        method="uniform",
+        crs=CRS,
+        rng=0,
+    )
+    return f"no error: dropped, counts shape {hm.counts.shape}"
+
+
+DATA: tuple[Row, ...] = (
+    Row(
+        "empty polygon",
+        "spatial.Grid.from_polygon",
+        lambda _: sp.Grid.from_polygon(shapely.Polygon(), cell_size=10, crs=CRS),
+        ValueError,
+        "polygon must be a non-empty Polygon or MultiPolygon",
+    ),
+    Row(
+        "empty point geometry",
+        "spatial.heatmap",
+        lambda _: sp.heatmap(_gdf([shapely.Point(), shapely.Point(5, 5)]), GRID, epsilon=1),
+        ValueError,
+        "sites have empty points, first at position 0",
+    ),
+    Row(
+        "Polygon sites",
+        "spatial.heatmap",
+        lambda _: sp.heatmap(_gdf([shapely.box(0, 0, 10, 10)]), GRID, epsilon=1),
+        ValueError,
+        "sites must be Point geometries, got a Polygon",
+    ),
+    Row(
+        "directed graph",
+        "graph.triangle_count",
+        lambda _: gr.triangle_count(nx.DiGraph([(0, 1), (1, 2)]), epsilon=1),
+        TypeError,
+        "graph is directed",
+    ),
+    Row(
+        "multigraph",
+        "graph.as_edge_graph",
+        lambda _: gr.as_edge_graph(nx.MultiGraph([(0, 1), (0, 1)])),
+        TypeError,
+        "graph is a multigraph",
+    ),
+    Row(
+        "self-loop in an edge array",
+        "graph.as_edge_graph",
+        lambda _: gr.as_edge_graph(np.array([[0, 0], [0, 1]]), n=3),
+        ValueError,
+        "edges contain 1 self-loop(s)",
+    ),
+    Row(
+        "self-loop in a networkx graph",
+        "graph.triangle_count",
+        lambda _: gr.triangle_count(nx.Graph([(0, 0), (0, 1)]), epsilon=1),
+        ValueError,
+        "graph has 1 self-loop(s)",
+    ),
+    Row(
+        "self-loop line in an edge-list file",
+        "graph.read_edgelist",
+        _edge_file("0 0\n0 1\n"),
+        UserWarning,
+        "edges.txt: dropped 1 self-loop(s)",
+    ),
+    Row(
+        "fewer than 3 nodes (n=2)",
+        "graph.triangle_count",
+        lambda _: f"no error: value {gr.triangle_count(np.array([[0, 1]]), epsilon=1, n=2).value}",
+        "no error: value 0",
+        "",
+    ),
+    Row(
+        "edges without a public node set (no n= or nodes=)",
+        "graph.triangle_count",
+        lambda _: gr.triangle_count(np.array([[0, 1], [1, 2]]), epsilon=1),
+        ValueError,
+        "triangle_count/piecewise needs the public node set, and the edges alone do not give it: "
+        "pass n=",
+    ),
+    Row(
+        "more distinct node ids than the public n",
+        "graph.triangle_count",
+        lambda _: gr.triangle_count(np.array([[0, 1], [1, 2]]), epsilon=1, n=2),
+        ValueError,
+        "the edges use 3 distinct node ids but n=2: a graph on n nodes has at most n",
+    ),
+    Row(
+        "unknown method",
+        "graph.triangle_count",
+        lambda _: gr.triangle_count(K4, epsilon=1, method="exact", n=4),
+        ValueError,
+        "method must be one of 'piecewise', 'ladder', 'smooth', 'global', got 'exact'",
+    ),
+    Row(
+        "geographic CRS",
+        "spatial.Grid.from_bounds",
+        lambda _: sp.Grid.from_bounds((0, 0, 1, 1), cell_size=0.1, crs="EPSG:4326"),
+        ValueError,
+        "crs must be a projected CRS so that cells have a size in metres, got EPSG:4326",
+    ),
+    Row(
+        "missing grid CRS",
+        "spatial.Grid.from_bounds",
+        lambda _: sp.Grid.from_bounds((0, 0, 1, 1), cell_size=0.1, crs=None),
+        TypeError,
+        "crs is required (a projected CRS in metres), got None",
+    ),
+    Row(
+        "sites without a CRS",
+        "spatial.heatmap",
+        lambda _: sp.heatmap(XY, GRID, epsilon=1),
+        ValueError,
+        "sites have no CRS",
+    ),
+    Row(
+        "grid too large",
+        "spatial.Grid.from_bounds",
+        lambda _: sp.Grid.from_bounds((0, 0, 1e7, 1e7), cell_size=1, crs=CRS),
+        ValueError,
+        "more than max_cells=100,000,000",
+    ),
+    Row(
+        "cell_size=1e-300 (a cell count beyond the float range)",
+        "spatial.Grid.from_bounds",
+        lambda _: sp.Grid.from_bounds((0, 0, 1000, 1000), cell_size=1e-300, crs=CRS),
+        ValueError,
+        "= 1.00e+606 cells at cell_size=1e-300, more than max_cells=100,000,000",
+    ),
+    Row(
+        "n_sites=9e307 (more suggested cells than a grid may have)",
+        "spatial.suggest_cell_size",
+        lambda _: sp.suggest_cell_size((0, 0, 1000, 1000), 1.0, 9e307),
+        ValueError,
+        "n_sites * epsilon / c = 9e+306 suggested cells, more than max_cells=100,000,000",
+    ),
+    Row(
+        "points outside the extent",
+        "spatial.heatmap",
+        _outside,
+        "no error: dropped, counts shape (10, 10)",
+        "",
+    ),
+    Row(
+        "sites in another CRS than the grid",
+        "spatial.heatmap",
+        lambda _: (
+            "no error: re-projected, crs "
+            + sp.heatmap(
+                _gdf([shapely.Point(5, 5)], "EPSG:3857"), GRID, epsilon=1, rng=0
+            ).release.metadata["grid"]["crs"]
+        ),
+        "no error: re-projected, crs EPSG:3035",
+        "",
+    ),
+    Row(
+        "max_sites_per_individual=0",
+        "spatial.heatmap",
+        lambda _: sp.heatmap(XY, GRID, epsilon=1, crs=CRS, max_sites_per_individual=0),
+        ValueError,
+        "max_sites_per_individual must be an int >= 1, got 0",
+    ),
+    Row(
+        "query level=1",
+        "spatial.Heatmap.query",
+        lambda _: sp.heatmap(XY, GRID, epsilon=1, crs=CRS, method="uniform", rng=0).query(
+            shapely.box(0, 0, 100, 100), level=1.0
+        ),
+        ValueError,
+        "level must be in (0, 1), got 1.0",
+    ),
+    Row(
+        "suppress threshold=nan",
+        "spatial.suppress",
+        lambda _: sp.suppress(sp.heatmap(XY, GRID, epsilon=1, crs=CRS, rng=0), float("nan")),
+        ValueError,
+        "threshold must be finite, got nan",
+    ),
+)
