@@ -1,20 +1,26 @@
 """LS(s), the relaxed ladder U(s) and smooth sensitivity against brute force.
 
-Brute force follows the definitions only: a graph's local sensitivity is the largest change of
-the triangle count over all single pair flips, and LS(s) is the largest local sensitivity over
-all graphs within s flips (every graph on n <= 5 nodes, tables over all 2^C(n,2) graphs).
+Brute force (``tests/helpers/brute_triangles.py``) follows the definitions only: a graph's
+local sensitivity is the largest change of the triangle count over all single pair flips, and
+LS(s) is the largest local sensitivity over all graphs within s flips (every graph on n <= 5
+nodes, tables over all 2^C(n,2) graphs).
 """
 
 from __future__ import annotations
 
-import functools
-import itertools
 import math
 from pathlib import Path
 
 import networkx as nx
 import numpy as np
 import pytest
+from tests.helpers.brute_triangles import (
+    brute_ls_ball,
+    graph_of,
+    ls_table,
+    nrs_formula,
+    pairs_of,
+)
 
 from dpatlas.graph.exact import _pairs
 from dpatlas.graph.exact.counting import common_neighbour_stats
@@ -26,93 +32,6 @@ from dpatlas.graph.exact.triangle_sensitivity import (
 )
 from dpatlas.graph.input.edgegraph import as_edge_graph
 
-# ---------------------------------------------------------------- brute force on bitmask graphs
-
-
-@functools.cache
-def _pairs_of(n: int) -> tuple[tuple[int, int], ...]:
-    return tuple(itertools.combinations(range(n), 2))
-
-
-def triangles_of_masks(masks: np.ndarray, n: int) -> np.ndarray:
-    """Triangle count of each graph given as a bitmask over the pairs of ``_pairs_of(n)``."""
-    index = {p: e for e, p in enumerate(_pairs_of(n))}
-    out = np.zeros(masks.shape, dtype=np.int64)
-    for i, j, k in itertools.combinations(range(n), 3):
-        out += (masks >> index[i, j]) & (masks >> index[i, k]) & (masks >> index[j, k]) & 1
-    return out
-
-
-def brute_ls(masks: np.ndarray, n: int) -> np.ndarray:
-    """Local sensitivity of each graph: max |T(G with one pair flipped) - T(G)| over all pairs."""
-    bits = np.int64(1) << np.arange(len(_pairs_of(n)), dtype=np.int64)
-    if bits.size == 0:
-        return np.zeros(masks.shape, dtype=np.int64)
-    flipped = triangles_of_masks(masks[..., None] ^ bits, n)
-    return np.abs(flipped - triangles_of_masks(masks, n)[..., None]).max(axis=-1)
-
-
-@functools.cache
-def ls_table(n: int, s_max: int) -> np.ndarray:
-    """``table[s, mask]`` = LS(s) of every graph on ``n`` nodes (max over the ball of radius s)."""
-    masks = np.arange(1 << len(_pairs_of(n)), dtype=np.int64)
-    rows = [brute_ls(masks, n)]
-    for _ in range(s_max):
-        prev = rows[-1]
-        nxt = prev.copy()
-        for e in range(len(_pairs_of(n))):
-            np.maximum(nxt, prev[masks ^ (1 << e)], out=nxt)
-        rows.append(nxt)
-    return np.array(rows)
-
-
-def brute_ls_ball(gx: nx.Graph, s: int) -> int:
-    """LS(s) of one graph by listing every graph within ``s`` flips (any n up to ~9)."""
-    n = gx.number_of_nodes()
-    mask = mask_of(gx)
-    ball = [mask]
-    for k in range(1, s + 1):
-        for flips in itertools.combinations(range(len(_pairs_of(n))), k):
-            ball.append(mask ^ sum(1 << e for e in flips))
-    return int(brute_ls(np.array(ball, dtype=np.int64), n).max())
-
-
-def mask_of(gx: nx.Graph) -> int:
-    return sum(
-        1 << e for e, (i, j) in enumerate(_pairs_of(gx.number_of_nodes())) if gx.has_edge(i, j)
-    )
-
-
-def graph_of(mask: int, n: int) -> nx.Graph:
-    gx = nx.empty_graph(n)
-    gx.add_edges_from(p for e, p in enumerate(_pairs_of(n)) if mask >> e & 1)
-    return gx
-
-
-def nrs_formula(gx: nx.Graph, s: np.ndarray) -> np.ndarray:
-    """max over ALL pairs of min(a + floor((s + min(s, b)) / 2), n - 2) from dense matrices."""
-    n = gx.number_of_nodes()
-    if n < 3:
-        return np.zeros_like(s)
-    a = nx.to_numpy_array(gx, nodelist=range(n), dtype=np.int64)
-    i, j = np.triu_indices(n, 1)
-    common, d = (a @ a)[i, j], a.sum(axis=1)
-    b = d[i] + d[j] - 2 * common - 2 * a[i, j]
-    vals = common + (s[:, None] + np.minimum(s[:, None], b)) // 2
-    return np.minimum(vals, n - 2).max(axis=1)
-
-
-def test_brute_force_helpers_on_hand_computed_graphs() -> None:
-    k4 = mask_of(nx.complete_graph(4))
-    assert triangles_of_masks(np.array([k4]), 4).tolist() == [4]
-    assert brute_ls(np.array([k4, mask_of(nx.path_graph(4)), 0]), 4).tolist() == [2, 1, 0]
-    assert brute_ls_ball(nx.empty_graph(4), 2) == 1
-    assert brute_ls_ball(nx.Graph([(0, 1), (2, 3)]), 1) == 1
-    assert ls_table(4, 2)[:, 0].tolist() == [0, 0, 1]
-    assert graph_of(k4, 4).number_of_edges() == 6
-    assert nrs_formula(nx.empty_graph(5), np.arange(8)).tolist() == [0, 0, 1, 1, 2, 2, 3, 3]
-
-
 # ---------------------------------------------------------------- exhaustive small graphs
 
 
@@ -121,7 +40,7 @@ def _check_all_masks(n: int, masks: np.ndarray) -> None:
     table = ls_table(n, s_max)
     s = np.arange(s_max + 1)
     betas = (0.1, 0.7, 3.0)
-    uppers = np.empty((s_max + 1, 1 << len(_pairs_of(n))), dtype=np.int64)
+    uppers = np.empty((s_max + 1, 1 << len(pairs_of(n))), dtype=np.int64)
     for mask in masks.tolist():
         gx = graph_of(mask, n)
         stats = common_neighbour_stats(as_edge_graph(gx))
@@ -138,7 +57,7 @@ def _check_all_masks(n: int, masks: np.ndarray) -> None:
             assert smooth_sensitivity(stats, beta) == pytest.approx(want, rel=1e-12)
     assert np.all(uppers[:, masks] >= table[:, masks])
     assert np.all(uppers[0, masks] == table[0, masks])
-    for e in range(len(_pairs_of(n))):
+    for e in range(len(pairs_of(n))):
         neighbour = masks ^ (1 << e)
         assert np.all(table[:-1, masks] <= table[1:, neighbour])
         if np.all(np.isin(neighbour, masks)):
@@ -147,7 +66,7 @@ def _check_all_masks(n: int, masks: np.ndarray) -> None:
 
 @pytest.mark.parametrize("n", [0, 1, 2, 3, 4, 5])
 def test_every_graph_up_to_five_nodes(n: int) -> None:
-    _check_all_masks(n, np.arange(1 << len(_pairs_of(n)), dtype=np.int64))
+    _check_all_masks(n, np.arange(1 << len(pairs_of(n)), dtype=np.int64))
 
 
 def test_sample_of_six_node_graphs() -> None:
