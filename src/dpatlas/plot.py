@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from dpatlas.spatial.products.intervals import containing
 from dpatlas.spatial.products.plot import caption, draw_leaves, plot_heatmap
 from dpatlas.spatial.products.render.layers import draw_outlines, frame_axes
 from dpatlas.spatial.products.render.ticks import separate_ticks
@@ -86,8 +87,8 @@ def _interval_layers(heatmap: Any, level: float, unit: str) -> tuple[list[Any], 
     pct = f"{level:.0%}"
     if unit == "leaf":
         m = heatmap.measured
-        low, high = heatmap.confidence_interval(level, unit="leaf")
         count = np.bincount(m.of_cell, weights=heatmap.estimate, minlength=m.size)
+        low, high = containing(*heatmap.confidence_interval(level, unit="leaf"), count)
         per = m.n_cells[m.of_cell]
         layers = [
             (f"lower end of {pct} interval, leaf average per cell", low[m.of_cell] / per),
@@ -99,7 +100,7 @@ def _interval_layers(heatmap: Any, level: float, unit: str) -> tuple[list[Any], 
             "shown divided by the leaf's cells: the leaf's average per cell"
         )
         return [(name, heatmap.as_grid(v)) for name, v in layers], note
-    low, high = heatmap.confidence_interval(level)
+    low, high = containing(*heatmap.confidence_interval(level), heatmap.estimate)
     layers = [
         (f"lower end of {pct} interval per cell", heatmap.as_grid(low)),
         ("private estimate per cell", heatmap.counts),
@@ -130,8 +131,9 @@ def plot_interval_map(
     ``[0, upper end of the leaf's]``: honest, and wide. ``unit="leaf"`` draws what such a
     release measured instead: each leaf's noise-only interval (and estimate) divided by its
     number of cells, i.e. the leaf's average per cell, with the leaves outlined. The
-    intervals come from the raw release and the public noise scale only (post-processing).
-    Returns the figure.
+    intervals come from the raw release and the public noise scale only (post-processing),
+    widened where needed to contain the estimate drawn between them
+    (:func:`~dpatlas.spatial.products.intervals.containing`). Returns the figure.
 
     Examples
     --------

@@ -153,3 +153,29 @@ def test_a_query_on_a_tree_map_uses_whole_and_cut_leaves():
     assert q.ci_high >= m.raw.sum()
     assert q.unit == "leaf"
     assert h is not None
+
+
+def test_intervals_shown_beside_an_estimate_contain_it():
+    """The default map's posterior medians shrink: a cell read as 4 beside a raw 15 would show
+    [9, 21]. Exports, plots and region queries widen the interval to the shown estimate (a
+    superset, so coverage cannot drop); ``confidence_interval`` keeps the noise interval."""
+    rng = np.random.default_rng(5)
+    grid = sp.Grid.from_bounds((0, 0, 20_000, 20_000), cell_size=1_000, crs="EPSG:3035")
+    x = np.r_[rng.normal(5_000, 800, 3_000), rng.uniform(0, 20_000, 500)]
+    y = np.r_[rng.normal(5_000, 800, 3_000), rng.uniform(0, 20_000, 500)]
+    hm = sp.heatmap((x, y), grid, epsilon=0.5, crs="EPSG:3035", rng=3)
+    assert hm.steps == ("empirical_bayes",)
+    low, high = hm.confidence_interval(0.95)
+    outside = (hm.estimate < low) | (hm.estimate > high)
+    assert outside.sum() >= 5  # the raw interval misses the shrunk estimate in some cells
+    gdf = hm.to_geodataframe()
+    count, shown_low, shown_high = (gdf[c].to_numpy() for c in ("count", "ci95_low", "ci95_high"))
+    assert ((shown_low <= count) & (count <= shown_high)).all()
+    assert (shown_low >= 0).all()
+    kept = ~outside
+    np.testing.assert_array_equal(shown_low[kept], low[kept])  # widened only where needed
+    np.testing.assert_array_equal(shown_high[kept], high[kept])
+    np.testing.assert_array_equal(np.minimum(low, hm.estimate), shown_low)
+    for x0 in range(0, 20_000, 2_500):
+        q = hm.query(box(x0 + 300, 3_300, x0 + 2_700, 6_900))
+        assert q.ci_low <= max(q.estimate, 0) <= q.ci_high

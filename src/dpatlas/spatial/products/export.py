@@ -22,7 +22,12 @@ from rasterio import features
 
 from dpatlas.spatial.products.formats.facts import describe, interval_columns, release_facts
 from dpatlas.spatial.products.formats.geotiff import NODATA, to_geotiff
-from dpatlas.spatial.products.intervals import Measured, cell_intervals, check_level
+from dpatlas.spatial.products.intervals import (
+    Measured,
+    cell_intervals,
+    check_level,
+    containing,
+)
 
 if TYPE_CHECKING:
     from dpatlas.spatial.products.result import Heatmap
@@ -109,7 +114,7 @@ def to_geodataframe(
     if unit == "leaf":
         assert m.node is not None
         count = np.bincount(m.of_cell, weights=heatmap.estimate, minlength=m.size)
-        low, high = m.intervals(level)
+        low, high = containing(*m.intervals(level), count)
         columns: dict[str, Any] = {
             "leaf": m.node,
             "n_cells": m.n_cells,
@@ -124,13 +129,14 @@ def to_geodataframe(
     else:
         rows, cols = np.nonzero(grid.released)
         cells = cell_intervals(m, level)
+        low, high = containing(cells.low, cells.high, heatmap.estimate)
         columns = {
             "row": rows,
             "col": cols,
             "count": heatmap.estimate,
             "raw": heatmap.release.value,
-            low_name: cells.low,
-            high_name: cells.high,
+            low_name: low,
+            high_name: high,
             "ci_covers": np.where(cells.spread, "noise and spread", "noise"),
         }
         if m.node is not None:

@@ -42,6 +42,19 @@ The constructions (``α = 1 - level``; ``c(·)`` true counts, ``y`` raw measurem
   two tails of one sum and the interval is the exact equal-tailed one; when ``F`` is empty,
   ``L = 0`` and ``α₂ = α``. ``α₁`` is chosen from public quantities only (the split of ``α``
   giving the narrowest interval for these units). Sums use :class:`._noise_sums.NoiseSum`.
+
+What is shown beside an estimate
+--------------------------------
+A map's estimate (posterior medians, a non-negative projection, least squares over a tree)
+is post-processing and may fall outside the interval of the raw measurement: a posterior
+median of 4 beside a raw count of 15 and the noise interval [9, 21]; a raw count of -3 beside
+[0, 3]. A reader takes the first for a bug, so every interval dpatlas shows beside an
+estimate (the exports' ``ciNN_low`` / ``ciNN_high`` columns, and so the GeoPackage, GeoJSON
+and web-map tooltips; region queries) is widened just enough to contain it, or 0 where it is
+negative (:func:`containing`; ``Heatmap.confidence_interval`` keeps the interval above):
+intervals of counts stay at or above 0, and a negative estimate (raw counts, shown unbiased,
+with no post-processing) is the one value that can lie below its interval. The widened interval
+contains the one above, so it covers with at least the same probability: the promise holds.
 """
 
 from __future__ import annotations
@@ -58,11 +71,33 @@ from dpatlas.spatial.methods._tree_release import tree_of
 from dpatlas.spatial.products._noise_sums import NoiseSum, one_sided
 from dpatlas.spatial.tree.estimates import leaf_of_cell
 
-__all__ = ["Interval", "Measured", "cell_intervals", "check_level", "region_interval"]
+__all__ = [
+    "Interval",
+    "Measured",
+    "cell_intervals",
+    "check_level",
+    "containing",
+    "region_interval",
+]
 
 NOISE_ONLY = "noise"
 NOISE_AND_SPREAD = "noise and spread"
 _SPLITS = np.arange(1, 20) / 20
+
+
+def containing(
+    low: np.ndarray, high: np.ndarray, estimate: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """``[low, high]`` widened to contain ``max(estimate, 0)`` (a superset: coverage cannot drop).
+
+    Examples
+    --------
+    >>> low, high = containing(np.array([9.0, 0.0]), np.array([21.0, 3.0]), np.array([4.0, -3.0]))
+    >>> low.tolist(), high.tolist()
+    ([4.0, 0.0], [21.0, 3.0])
+    """
+    shown = np.maximum(np.asarray(estimate, dtype=np.float64), 0.0)
+    return np.minimum(low, shown), np.maximum(high, shown)
 
 
 def check_level(level: float) -> float:

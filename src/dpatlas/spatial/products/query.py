@@ -9,7 +9,7 @@ import numpy as np
 import shapely
 
 from dpatlas.spatial._mask import cell_coverage, study_area_geometry
-from dpatlas.spatial.products.intervals import check_level, region_interval
+from dpatlas.spatial.products.intervals import check_level, containing, region_interval
 from dpatlas.spatial.tree.estimates import leaf_of_cell
 from dpatlas.spatial.tree.hierarchy import Hierarchy, least_squares, query_variance
 
@@ -156,7 +156,9 @@ def region_query(heatmap: Heatmap, polygon: Any, *, level: float = 0.95) -> Regi
     from the raw measurements and the exact distribution of their summed noise, with the
     union bound over the two; so it covers the true count with probability >= ``level``
     whatever the sites' layout. A region of whole units gets the exact noise-only interval.
-    Both ends are clipped at 0. Cells outside the release count 0.
+    Both ends are clipped at 0, then widened where needed to contain ``estimate`` when it is positive
+    (a superset: coverage only grows). Cells outside the
+    release count 0.
 
     ``polygon`` is a shapely (Multi)Polygon in the grid CRS or a GeoSeries with a CRS.
 
@@ -191,10 +193,11 @@ def region_query(heatmap: Heatmap, polygon: Any, *, level: float = 0.95) -> Regi
     whole = touched[inside[touched] == m.n_cells[touched]]
     cut = touched[inside[touched] < m.n_cells[touched]]
     interval = region_interval(m, whole, cut, level)
+    low, high = containing(np.array(interval.low), np.array(interval.high), np.array(estimate))
     return RegionEstimate(
         estimate=estimate,
-        ci_low=interval.low,
-        ci_high=interval.high,
+        ci_low=float(low),
+        ci_high=float(high),
         level=level,
         variance=variance,
         n_cells=len(weights),

@@ -119,7 +119,10 @@ class Heatmap:
 
         Computed from the raw release and its public noise only
         (:mod:`~dpatlas.spatial.products.intervals`), so valid whatever post-processing made
-        :attr:`estimate`; both ends are clipped at 0 (counts are never negative).
+        :attr:`estimate`; both ends are clipped at 0 (counts are never negative). The exports
+        (:meth:`to_geodataframe` and the files made from it) show each interval beside the
+        estimate, widened where needed to contain it
+        (:func:`~dpatlas.spatial.products.intervals.containing`).
 
         ``unit="cell"`` (default): one interval per released cell. A cell measured on its own
         (every cell of a one-level map, a one-cell leaf of a tree) gets the noise-only
