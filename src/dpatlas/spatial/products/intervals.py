@@ -45,16 +45,11 @@ The constructions (``α = 1 - level``; ``c(·)`` true counts, ``y`` raw measurem
 
 What is shown beside an estimate
 --------------------------------
-A map's estimate (posterior medians, a non-negative projection, least squares over a tree)
-is post-processing and may fall outside the interval of the raw measurement: a posterior
-median of 4 beside a raw count of 15 and the noise interval [9, 21]; a raw count of -3 beside
-[0, 3]. A reader takes the first for a bug, so every interval dpatlas shows beside an
-estimate (the exports' ``ciNN_low`` / ``ciNN_high`` columns, and so the GeoPackage, GeoJSON
-and web-map tooltips; region queries) is widened just enough to contain it, or 0 where it is
-negative (:func:`containing`; ``Heatmap.confidence_interval`` keeps the interval above):
-intervals of counts stay at or above 0, and a negative estimate (raw counts, shown unbiased,
-with no post-processing) is the one value that can lie below its interval. The widened interval
-contains the one above, so it covers with at least the same probability: the promise holds.
+A map's estimate (posterior medians, a projection, least squares) may fall outside the raw
+interval: a posterior median of 4 beside a raw 15 and [9, 21]. Where an interval is shown
+beside an estimate (exports' ``ciNN_*`` columns, so files and web-map tooltips; region
+queries) :func:`containing` widens it to hold ``max(estimate, 0)``: a superset, so it covers
+at least as often. ``Heatmap.confidence_interval`` keeps the interval above.
 """
 
 from __future__ import annotations
