@@ -17,41 +17,32 @@ from __future__ import annotations
 import math
 import sys
 import time
-import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 
 import numpy as np
+from benchmarks._graph_laws import (
+    GRAPHS,
+    Draws,
+    Graph,
+    abs_quantile,
+    count_release,
+    dlap_abs_cdf,
+    exact_coverage,
+    gs3,
+    prepare,
+)
 
-import dpatlas as dpa
-from dpatlas.core.interval import dlap_cdf
-from dpatlas.core.noise.discrete_cauchy import discrete_cauchy_pmf
+from dpatlas.core.interval_pairs import PublicLaplace, pair_rule
 from dpatlas.core.noise.discrete_laplace import (
     discrete_laplace,
     rational_scale,
     sample_discrete_laplace,
 )
-from dpatlas.core.noise.ladder import ladder_mechanism, rung_sizes
-from dpatlas.core.noise.ladder_exact import ladder_probabilities
-from dpatlas.core.noise.smooth import smooth_beta, smooth_bound, smooth_mechanism, smooth_scale
-from dpatlas.core.rng import get_source
-from dpatlas.errors import PrivacyLeakWarning
-from dpatlas.graph._interval import interval_inputs, steep_halfwidth
+from dpatlas.graph._interval import bounded_halfwidth, interval_inputs, noise_family
 from dpatlas.graph.clustering import ratio_interval
-from dpatlas.graph.exact.counting import common_neighbour_stats
-from dpatlas.graph.exact.kstar_sensitivity import kstar_exact, kstar_ladder
-from dpatlas.graph.exact.triangle_sensitivity import sensitivity_ladder
-from dpatlas.graph.kstars import star_halfwidth
 
-GRAPHS = {  # file, public n (../shared/datasets/README.md)
-    "ca-GrQc": ("ca-GrQc.txt", 5_241),
-    "facebook": ("facebook_combined.txt.gz", 4_039),
-    "wiki-Vote": ("wiki-Vote.txt.gz", 7_115),
-    "ca-HepPh": ("ca-HepPh.txt.gz", 12_006),
-    "email-Enron": ("email-Enron.txt.gz", 36_692),
-}
 HELD_OUT = ("ca-HepPh", "email-Enron")
 """Never used to choose a constant: reported apart."""
 EPSILONS = (0.1, 0.5, 1.0)
@@ -87,165 +78,8 @@ class Row:
         return self.median_width / self.error_width if self.error_width else math.nan
 
 
-def read(shared: Path, name: str) -> dpa.graph.EdgeGraph:
-    """The graph on the nodes with an edge: its count is the public ``n`` of the README."""
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=".*self-loop", category=UserWarning)
-        warnings.filterwarnings("ignore", category=PrivacyLeakWarning)
-        g = dpa.graph.read_edgelist(shared / "graphs" / GRAPHS[name][0])
-    assert g.n == GRAPHS[name][1], (name, g.n)
-    return g
-
-
-def ladder_abs_cdf(ladder: np.ndarray, eps: float, gs: int, h: np.ndarray) -> np.ndarray:
-    """Exact ``P(|K| <= h)`` of the ladder mechanism, vectorised over ``h``."""
-    rungs = int(ladder.size + 2 + 60 * math.ceil(2 / eps) + 2 * np.max(h) // max(gs, 1))
-    rungs = min(rungs, ladder.size + 2 + int(np.max(h)))
-    p = ladder_probabilities(ladder, eps, rungs, global_sensitivity=gs)
-    sizes = rung_sizes(ladder, gs, np.arange(1, rungs + 1)).astype(np.float64)
-    depth = np.concatenate([[0.0], np.cumsum(sizes)])
-    before = np.cumsum(p)
-    hh = np.asarray(h, dtype=np.float64)
-    r = np.clip(np.searchsorted(depth, hh, side="left"), 1, rungs)
-    inside = np.where(sizes[r - 1] > 0, (hh - depth[r - 1]) / np.maximum(sizes[r - 1], 1), 0.0)
-    out = before[r - 1] + p[r] * np.clip(inside, 0, 1)
-    return np.where(hh <= 0, p[0], np.minimum(out, 1.0))
-
-
-def abs_quantile(cdf: Callable[[np.ndarray], np.ndarray], level: float, start: int = 1) -> int:
-    """Smallest integer ``h >= 0`` with ``cdf(h) >= level`` (``cdf`` non-decreasing)."""
-    high = max(start, 1)
-    while cdf(np.array([high]))[0] < level:
-        high *= 2
-    low = -1
-    while high - low > 1:
-        mid = (low + high) // 2
-        low, high = (low, mid) if cdf(np.array([mid]))[0] >= level else (mid, high)
-    return high
-
-
-def cauchy_abs_cdf(scale: tuple[int, int]) -> Callable[[np.ndarray], np.ndarray]:
-    b = scale[0] / scale[1]
-    top = int(200 * b) + 10
-    pmf = discrete_cauchy_pmf(np.arange(top + 1), scale)
-    cum = np.cumsum(np.where(np.arange(top + 1) == 0, pmf, 2 * pmf))
-
-    def cdf(h: np.ndarray) -> np.ndarray:
-        hh = np.asarray(h, dtype=np.int64)
-        inside = cum[np.clip(hh, 0, top)]
-        beyond = 1 - (2 / math.pi) * np.arctan(b / np.maximum(hh, 1))  # lower bound past the table
-        return np.where(hh < 0, 0.0, np.where(hh <= top, inside, np.maximum(beyond, cum[-1])))
-
-    return cdf
-
-
-def dlap_abs_cdf(scale: tuple[int, int]) -> Callable[[np.ndarray], np.ndarray]:
-    p = math.exp(-scale[1] / scale[0])
-
-    def cdf(h: np.ndarray) -> np.ndarray:
-        hh = np.asarray(h, dtype=np.float64)
-        return np.where(hh < 0, 0.0, 1 - 2 * p ** (hh + 1) / (1 + p))
-
-    return cdf
-
-
-def exact_coverage(
-    cdf: Callable[[np.ndarray], np.ndarray], half: Callable[[np.ndarray], np.ndarray], a: int
-) -> float:
-    """``Σ_z P(Z = z) P(|K| <= h(a + z))`` for the bound noise of ``INTERVAL_EPSILON``."""
-    scale = rational_scale(1 / INTERVAL_EPSILON)
-    b = scale[0] / scale[1]
-    z = np.arange(-math.ceil(60 * b), math.ceil(60 * b) + 1)
-    weight = dlap_cdf(z, scale) - dlap_cdf(z - 1, scale)
-    return float(weight @ cdf(half(a + z)))
-
-
-@dataclass
-class Graph:
-    """The exact (NOT private) inputs of every mechanism, computed once per graph."""
-
-    name: str
-    n: int
-    triangles: int
-    a_max: int
-    tri_ladder: np.ndarray
-    wedges: int
-    wedge_ladder: np.ndarray
-    stars3: int
-    star3_ladder: np.ndarray
-    d_max: int
-    stats: object
-    edges: int
-    degrees: np.ndarray
-
-
-def prepare(shared: Path, name: str) -> Graph:
-    g = read(shared, name)
-    st = common_neighbour_stats(g)
-    return Graph(
-        name,
-        g.n,
-        st.triangles,
-        st.a_max,
-        sensitivity_ladder(st),
-        kstar_exact(g, 2),
-        kstar_ladder(g, 2),
-        kstar_exact(g, 3),
-        kstar_ladder(g, 3),
-        int(np.max(g.degrees)),
-        st,
-        g.m,
-        np.sort(np.asarray(g.degrees, dtype=np.int64)),
-    )
-
-
-class Draws:
-    """Seeded sources: one per stream, so a row does not depend on the rows before it."""
-
-    def __init__(self, seed: int) -> None:
-        self.seed = seed
-        self.count = 0
-
-    def __call__(self) -> object:
-        self.count += 1
-        return get_source(self.seed * 1_000 + self.count)
-
-
 def _bound(draws: Draws, value: int, eps_i: float, size: int = DRAWS) -> np.ndarray:
     return value + sample_discrete_laplace(draws(), size, rational_scale(1 / eps_i))
-
-
-def count_release(
-    draws: Draws,
-    exact: int,
-    ladder: np.ndarray,
-    gs: int,
-    method: str,
-    eps: float,
-    delta: float,
-    size: int = DRAWS,
-) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray], int]:
-    """``size`` releases, the exact ``P(|K| <= h)``, and its ``LEVEL`` quantile."""
-    if method == "ladder":
-        rel = ladder_mechanism(
-            exact, ladder, epsilon=eps, global_sensitivity=gs, rng=draws(), size=size
-        )
-
-        def cdf(h: np.ndarray) -> np.ndarray:
-            return ladder_abs_cdf(ladder, eps, gs, h)
-
-        start = int(ladder[0])
-    elif method == "smooth":
-        bound = smooth_bound(ladder, smooth_beta(eps, delta), global_sensitivity=gs)
-        rel = smooth_mechanism(exact, bound, epsilon=eps, delta=delta, rng=draws(), size=size)
-        scale = smooth_scale(bound, eps, delta)
-        cdf = cauchy_abs_cdf(scale) if delta == 0 else dlap_abs_cdf(scale)
-        start = int(scale[0] / scale[1])
-    else:
-        rel = discrete_laplace(np.full(size, exact), sensitivity=gs, epsilon=eps, rng=draws())
-        cdf = dlap_abs_cdf(rational_scale(gs / eps))
-        start = int(gs / eps)
-    return np.asarray(rel.value), cdf, abs_quantile(cdf, LEVEL, start)
 
 
 def _row(
@@ -273,15 +107,17 @@ def count_rows(
     bound: int,
     eps: float,
     draws: Draws,
+    k: int = 2,
 ) -> Iterator[Row]:
-    """Ladder, smooth (Cauchy and Laplace) and global intervals of one count."""
+    """Piecewise (``k <= 2``), ladder, smooth (Cauchy, Laplace) and global intervals of a count."""
     for method, delta, label in (
+        *((("piecewise", 0.0, "piecewise"),) if k <= 2 else ()),
         ("ladder", 0.0, "ladder"),
         ("smooth", 0.0, "smooth (Cauchy)"),
         ("smooth", SMOOTH_DELTA, f"smooth (δ={SMOOTH_DELTA:g})"),
         ("global", 0.0, "global"),
     ):
-        values, cdf, q95 = count_release(draws, exact, ladder, gs, method, eps, delta)
+        values, cdf, q95 = count_release(draws, exact, ladder, gs, method, eps, delta, DRAWS, LEVEL)
         if method == "global":
             low, high = discrete_laplace(0, sensitivity=gs, epsilon=eps, rng=0).confidence_interval(
                 LEVEL
@@ -289,66 +125,47 @@ def count_rows(
             h = np.full(DRAWS, (high - low) // 2)
             exact_cov, cost = float(cdf(h[:1])[0]), 0.0
         else:
-            meta = interval_inputs(method, gs, eps, INTERVAL_EPSILON, delta)
+            meta = interval_inputs(method, gs, eps, INTERVAL_EPSILON, delta, n=gr.n, k=k)
             noisy = _bound(draws, bound, INTERVAL_EPSILON)
 
             def half(x: np.ndarray, meta: dict = meta) -> np.ndarray:
-                return steep_halfwidth(meta, LEVEL, x)
+                return bounded_halfwidth(meta, LEVEL, x)
 
             h = half(noisy)
-            exact_cov, cost = exact_coverage(cdf, half, bound), INTERVAL_EPSILON
+            exact_cov, cost = exact_coverage(cdf, half, bound, INTERVAL_EPSILON), INTERVAL_EPSILON
         covered = int(np.sum(np.abs(values - exact) <= h))
         yield _row(gr, stat, label, eps, cost, covered, exact_cov, h, q95)
 
 
-def star3_rows(gr: Graph, eps: float, draws: Draws) -> Iterator[Row]:
-    """3-stars, ladder method: the two-sided (union bound) interval on the largest degree."""
-    gs = 2 * math.comb(gr.n - 2, 2)
-    values, _, q95 = count_release(draws, gr.stars3, gr.star3_ladder, gs, "ladder", eps, 0.0)
-    meta = {**interval_inputs("ladder", gs, eps, INTERVAL_EPSILON), "n": gr.n, "k": 3}
-    noisy = _bound(draws, gr.d_max, INTERVAL_EPSILON)
-
-    @cache
-    def one(x: int) -> int:
-        return star_halfwidth({**meta, "noisy_d_max": x}, 1 - LEVEL)
-
-    def half(x: np.ndarray) -> np.ndarray:
-        return np.array([one(int(v)) for v in np.asarray(x).ravel()]).reshape(np.shape(x))
-
-    h = half(noisy)
-    covered = int(np.sum(np.abs(values - gr.stars3) <= h))
-    # no exact coverage: one ladder per bound value, too slow to sum over the bound's noise
-    yield _row(gr, "3-stars", "ladder", eps, INTERVAL_EPSILON, covered, math.nan, h, q95)
-
-
 def clustering_rows(gr: Graph, eps: float, draws: Draws) -> Iterator[Row]:
-    """Global clustering: both parts at ε/2 (and ε_I/2), intervals at sqrt(level) each."""
+    """Global clustering: both parts at ε/2 (and ε_I/2), half-widths from the pair rule."""
     truth = 3 * gr.triangles / gr.wedges
-    part_level, half_eps, half_i = math.sqrt(LEVEL), eps / 2, INTERVAL_EPSILON / 2
+    half_eps, half_i = eps / 2, INTERVAL_EPSILON / 2
     tri_gs, wedge_gs = gr.n - 2, 2 * (gr.n - 2)
     for method, delta, label in (
+        ("piecewise", 0.0, "piecewise"),
         ("ladder", 0.0, "ladder"),
         ("smooth", 0.0, "smooth (Cauchy)"),
         ("global", 0.0, "global"),
     ):
-        parts = []
+        many = DRAWS + ACTUAL
+        values, bounds, families = [], [], []
         for exact, ladder, gs, bound in (
             (gr.triangles, gr.tri_ladder, tri_gs, gr.a_max),
             (gr.wedges, gr.wedge_ladder, wedge_gs, int(gr.wedge_ladder[0])),
         ):
-            many = DRAWS + ACTUAL
-            values, _, _ = count_release(draws, exact, ladder, gs, method, half_eps, delta, many)
+            values.append(
+                count_release(draws, exact, ladder, gs, method, half_eps, delta, many, LEVEL)[0]
+            )
             if method == "global":
-                rel = discrete_laplace(0, sensitivity=gs, epsilon=half_eps, rng=0)
-                low, high = rel.confidence_interval(part_level)
-                h = np.full(many, (high - low) // 2)
+                families.append(PublicLaplace(gs / half_eps))
+                bounds.append(np.zeros(many))
             else:
-                noisy = _bound(draws, bound, half_i, many)
-                h = steep_halfwidth(
-                    interval_inputs(method, gs, half_eps, half_i, delta), part_level, noisy
-                )
-            parts.append((values, h))
-        (t, ht), (w, hw) = parts
+                families.append(noise_family(interval_inputs(method, gs, half_eps, half_i, delta)))
+                bounds.append(_bound(draws, bound, half_i, many))
+        scale = None if method == "global" else rational_scale(1 / half_i)
+        ht, hw = pair_rule(*families, LEVEL, scale).halfwidths(*bounds)
+        t, w = values
         value = np.minimum(1.0, np.maximum(0, 3 * t) / np.maximum(w, 1))
         low, high = ratio_interval(t - ht, t + ht, w - hw, w + hw)
         inside = (low <= value) & (value <= high)
@@ -357,18 +174,9 @@ def clustering_rows(gr: Graph, eps: float, draws: Draws) -> Iterator[Row]:
         error = value[DRAWS:] - truth
         width = float(np.quantile(error, 0.975) - np.quantile(error, 0.025))
         cost = 0.0 if method == "global" else INTERVAL_EPSILON
+        median = float(np.median(high[:DRAWS] - low[:DRAWS]))
         yield Row(
-            gr.name,
-            "clustering",
-            label,
-            eps,
-            cost,
-            LEVEL,
-            DRAWS,
-            covered,
-            math.nan,
-            float(np.median(high[:DRAWS] - low[:DRAWS])),
-            width,
+            gr.name, "clustering", label, eps, cost, LEVEL, DRAWS, covered, math.nan, median, width
         )
 
 
@@ -427,7 +235,9 @@ def run(
                 eps,
                 draws,
             )
-            rows += star3_rows(gr, eps, draws)
+            rows += count_rows(
+                gr, "3-stars", gr.stars3, gr.star3_ladder, gs3(gr.n), gr.d_max, eps, draws, k=3
+            )
             rows += clustering_rows(gr, eps, draws)
             rows += public_rows(gr, eps, draws)
             print(f"  {name} ε={eps}: {time.perf_counter() - start:.1f} s", file=sys.stderr)

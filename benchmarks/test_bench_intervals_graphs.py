@@ -3,9 +3,9 @@
 Prints the tables of docs/intervals-graphs.md (held-out graphs apart) and checks that every
 interval covers at its level (measured: binomial at α = 1e-6 over 4,000 draws; exact where the
 release's law is known: at least the level), and that the count intervals (triangles, 2-stars,
-edges, raw degrees) are at most twice the width of the central 95% of the actual error. The
-clustering ratio and 3-star intervals are valid but do not all meet that goal; their present
-widths are pinned so that a regression shows.
+3-stars, edges, raw degrees) are at most twice the width of the central 95% of the actual error.
+The clustering ratio's intervals are valid but miss that goal once (ca-GrQc, piecewise, ε = 1:
+2.08); their present width is pinned so that a regression shows.
 """
 
 from __future__ import annotations
@@ -32,16 +32,15 @@ def test_every_interval_covers_at_its_level(rows: list[Row]) -> None:
 
 
 def test_count_intervals_are_within_twice_the_actual_error(rows: list[Row]) -> None:
-    counts = [r for r in rows if r.statistic not in ("clustering", "3-stars")]
+    counts = [r for r in rows if r.statistic != "clustering"]
     worst = max(counts, key=lambda r: r.ratio)
     print(f"\nworst count interval: {worst.ratio:.2f} x ({worst})")
     assert worst.ratio <= 2.0
 
 
-def test_clustering_and_3_star_widths_do_not_regress(rows: list[Row]) -> None:
-    for statistic, pinned in (("clustering", 2.4), ("3-stars", 5.5)):
-        worst = max((r for r in rows if r.statistic == statistic), key=lambda r: r.ratio)
-        print(
-            f"worst {statistic} interval: {worst.ratio:.2f} x ({worst.graph}, {worst.method}, ε={worst.epsilon})"
-        )
-        assert worst.ratio <= pinned
+def test_clustering_widths_do_not_regress(rows: list[Row]) -> None:
+    clustering = [r for r in rows if r.statistic == "clustering"]
+    worst = max(clustering, key=lambda r: r.ratio)
+    print(f"worst clustering interval: {worst.ratio:.2f} x ({worst})")
+    assert worst.ratio <= 2.2
+    assert sum(r.ratio > 2.0 for r in clustering) <= 1

@@ -30,7 +30,8 @@ from dpatlas.core.noise.piecewise_ladder import piecewise_ladder_mechanism
 from dpatlas.core.noise.smooth import smooth_beta, smooth_bound, smooth_mechanism, smooth_scale
 from dpatlas.core.rng import get_source
 from dpatlas.graph import clustering_coefficient, degree_histogram, kstar_count, triangle_count
-from dpatlas.graph._interval import interval_inputs, steep_halfwidth
+from dpatlas.graph._interval import bounded_halfwidth, interval_inputs
+from dpatlas.graph.clustering import pair_halfwidths
 from dpatlas.graph.exact.counting import common_neighbour_stats
 from dpatlas.graph.exact.kstar_sensitivity import kstar_exact, kstar_ladder
 from dpatlas.graph.exact.triangle_sensitivity import sensitivity_ladder
@@ -63,8 +64,18 @@ def counts(name: str, statistic: str) -> tuple[int, np.ndarray, int, int]:
     if statistic == "triangles":
         st = common_neighbour_stats(g)
         return st.triangles, sensitivity_ladder(st), g.n - 2, st.a_max
+    if statistic == "3-stars":
+        d_max = int(np.max(g.degrees))
+        return kstar_exact(g, 3), kstar_ladder(g, 3), 2 * math.comb(g.n - 2, 2), d_max
     ladder = kstar_ladder(g, 2)
     return kstar_exact(g, 2), ladder, 2 * (g.n - 2), int(ladder[0])
+
+
+def inputs(name: str, statistic: str, method: str, eps: float, eps_i: float, delta: float) -> dict:
+    """The public facts of the release's interval (``n``, ``k`` for 3-stars)."""
+    gs = counts(name, statistic)[2]
+    k = 3 if statistic == "3-stars" else 2
+    return interval_inputs(method, gs, eps, eps_i, delta, n=GRAPHS[name].number_of_nodes(), k=k)
 
 
 def noise_cdf(ladder: np.ndarray, gs: int, method: str, eps: float, delta: float) -> Callable:
@@ -86,7 +97,7 @@ def exact_coverage(cdf: Callable, info: dict, level: float, a: int) -> float:
     b = scale[0] / scale[1]
     z = np.arange(-math.ceil(60 * b), math.ceil(60 * b) + 1)
     weight = dlap_cdf(z, scale) - dlap_cdf(z - 1, scale)
-    return float(weight @ cdf(steep_halfwidth(info, level, a + z)))
+    return float(weight @ cdf(bounded_halfwidth(info, level, a + z)))
 
 
 def too_narrow(cdf: Callable, level: float) -> int:
@@ -107,6 +118,10 @@ CONFIGS = [  # graph, statistic, method, ε, δ, interval ε, level
     ("lesmis", "triangles", "piecewise", 0.5, 0.0, 0.1, 0.95),
     ("clustered", "triangles", "piecewise", 0.2, 0.0, 0.05, 0.95),
     ("lesmis", "2-stars", "piecewise", 1.0, 0.0, 0.1, 0.95),
+    ("lesmis", "3-stars", "ladder", 0.5, 0.0, 0.1, 0.95),
+    ("karate", "3-stars", "smooth", 0.5, 0.0, 0.2, 0.9),
+    ("clustered", "3-stars", "ladder", 1.0, 0.0, 0.1, 0.95),
+    ("lesmis", "3-stars", "smooth", 1.0, 1e-6, 0.1, 0.95),
 ]
 
 
@@ -115,10 +130,8 @@ def test_exact_coverage_is_at_least_the_level(
     name, statistic, method, eps, delta, eps_i, level
 ) -> None:
     _, ladder, gs, a = counts(name, statistic)
-    cdf, info = (
-        noise_cdf(ladder, gs, method, eps, delta),
-        interval_inputs(method, gs, eps, eps_i, delta),
-    )
+    cdf = noise_cdf(ladder, gs, method, eps, delta)
+    info = inputs(name, statistic, method, eps, eps_i, delta)
     assert exact_coverage(cdf, info, level, a) >= level
     assert cdf(too_narrow(cdf, level)) < level  # the exact check catches a narrow interval
 
@@ -137,7 +150,8 @@ def sampled_hits(
         h = np.full(draws, too_narrow(noise_cdf(ladder, gs, method, eps, delta), level))
     else:
         noisy = a + sample_discrete_laplace(get_source(seed + 1), draws, rational_scale(1 / eps_i))
-        h = steep_halfwidth(interval_inputs(method, gs, eps, eps_i, delta), level, noisy)
+        info = inputs(name, statistic, method, eps, eps_i, delta)
+        h = bounded_halfwidth(info, level, noisy)
     return int(np.sum(np.abs(np.asarray(rel.value) - exact) <= h))
 
 
@@ -156,13 +170,17 @@ def test_public_entry_points_build_the_same_interval() -> None:
     g = GRAPHS["lesmis"]
     for seed in range(5):
         rel = triangle_count(g, epsilon=0.5, interval_epsilon=0.1, rng=seed)
-        h = steep_halfwidth(rel.metadata, 0.9, rel.metadata["noisy_a_max"])
+        h = bounded_halfwidth(rel.metadata, 0.9, rel.metadata["noisy_a_max"])
         assert rel.confidence_interval(0.9) == (rel.value - h, rel.value + h)
         star = kstar_count(g, 2, epsilon=0.5, method="smooth", interval_epsilon=0.1, rng=seed)
-        h = steep_halfwidth(star.metadata, 0.9, star.metadata["noisy_c_max"])
+        h = bounded_halfwidth(star.metadata, 0.9, star.metadata["noisy_c_max"])
         assert star.confidence_interval(0.9) == (star.value - h, star.value + h)
         assert star.metadata["interval"]["bound"] == "c_max"
         assert star.mechanism == "kstar_count/smooth"
+        big = kstar_count(g, 3, epsilon=0.5, interval_epsilon=0.1, rng=seed)
+        h = bounded_halfwidth(big.metadata, 0.9, big.metadata["noisy_d_max"])
+        assert big.confidence_interval(0.9) == (big.value - h, big.value + h)
+        assert big.metadata["interval"]["bound"] == "d_max"
 
 
 def test_public_triangle_intervals_cover_over_seeds() -> None:
@@ -209,3 +227,17 @@ def test_degree_histogram_raw_entries_have_intervals_the_histogram_none() -> Non
     assert rel.metadata["interval"]["kind"] == "noise only"
     with pytest.raises(ValueError, match=r"release\.raw\.confidence_interval"):
         rel.confidence_interval()
+
+
+@pytest.mark.parametrize("method", ["smooth", "global"])
+def test_clustering_pair_halfwidths_are_narrower_than_the_box_of_its_parts(method: str) -> None:
+    """The pair rule shares one miss rate; the box pays ``γ/2`` per part (for Cauchy, twice)."""
+    extra = None if method == "global" else 0.2
+    rel = clustering_coefficient(
+        GRAPHS["lesmis"], epsilon=1.0, method=method, interval_epsilon=extra, rng=4
+    )
+    pair = pair_halfwidths(rel.triangles, rel.wedges, 0.9)
+    assert pair is not None
+    for h, part in zip(pair, (rel.triangles, rel.wedges), strict=True):
+        low, high = part.confidence_interval(math.sqrt(0.9))
+        assert h < 0.95 * (high - low) / 2

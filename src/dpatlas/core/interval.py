@@ -6,13 +6,15 @@ starts). A *noise family* describes the worst noise given a bound, through two v
 functions of public values only:
 
 (F1) ``cdf(A, h) <= P(|K| <= h)`` for every dataset with ``a(D) <= A`` and every integer ``h``;
-(F2) ``cdf(A, h)`` is non-increasing in ``A`` and non-decreasing in ``h``; ``quantile(A, level)``
-     is an integer ``h`` with ``cdf(A, h) >= level``, non-decreasing in ``A``.
+(F2) ``cdf(A, h)`` is non-decreasing in ``h``; ``quantile(A, level)`` is an integer ``h`` with
+     ``cdf(A, h) >= level``.
 
-Families: :class:`~dpatlas.core.noise.ladder_exact.SteepLadder` (ladder releases; (F1) is the
-insertion lemma proved there) and :class:`~dpatlas.core.noise.smooth.SmoothSteep` (smooth
-sensitivity). A new mechanism whose noise grows stochastically with a bounded statistic plugs in
-by providing the two functions and ``top``.
+Nothing asks ``cdf`` to fall as ``A`` grows: every step below applies (F1) at the upper end of
+a block of ``A``. Families: :class:`~dpatlas.core.noise.ladder_exact.SteepLadder` (ladder
+releases; (F1) is the steep dominance proved there),
+:class:`~dpatlas.core.noise.smooth_family.SmoothSteep` (smooth sensitivity) and the k-star families of
+:mod:`dpatlas.graph._interval`. A new mechanism whose noise is stochastically bounded through a
+statistic plugs in by providing the two functions and ``top``.
 
 The purchase. ``â = a(D) + Z`` with ``Z`` discrete Laplace of scale ``b = 1/ε_I`` is ε_I-DP
 (sensitivity 1), so the pair ``(y, â)`` costs ``ε + ε_I`` (sequential composition). The interval
@@ -23,16 +25,18 @@ running maximum (a larger ``h`` keeps ``cdf >= 1 - γ_n``). It is computed from 
 public values, so it is post-processing.
 
 Coverage (marginal, over the count noise and the bound's noise, for every dataset). ``K`` and
-``Z`` are independent, so for a dataset with statistic ``a``, by (F1)::
+``Z`` are independent, so for a dataset with statistic ``a``::
 
-    P(f(D) in y ± h(â)) = Σ_z P(Z = z) P(|K| <= h(a + z)) >= Σ_z P(Z = z) cdf(a, h(a + z)) = C(a).
+    P(f(D) in y ± h(â)) = Σ_z P(Z = z) P(|K| <= h(a + z)) =: C(a),
 
-A rule ``(c, γ_n)`` is used only when a computed lower bound on ``min_a C(a)`` is at least the
-level (:func:`certified_coverage`), evaluated with the very ``H`` the rule uses. Cut
+and (F1) bounds each ``P(|K| <= h)`` below by ``cdf(A, h)`` for any ``A >= a``. A rule
+``(c, γ_n)`` is used only when a computed lower bound on ``min_a C(a)`` is at least the level
+(:func:`certified_coverage`), evaluated with the very ``H`` the rule uses. Cut
 ``[0, top]`` into blocks ``[a_lo, a_hi]`` and the integers into blocks ``[z_lo, z_hi]``; for
-``a`` and ``z`` in them (F2) and the monotone ``h`` give
-``cdf(a, h(a + z)) >= cdf(a_hi, h(a_lo + z_lo))``. So
-``Σ_blocks P(Z in block) cdf(a_hi, h(a_lo + z_lo)) <= C(a)`` for every ``a`` in the block; a
+``a`` and ``z`` in them the monotone ``h`` and (F1) at ``a_hi`` give
+``P(|K| <= h(a + z)) >= cdf(a_hi, h(a_lo + z_lo))``. So
+``Σ_blocks P(Z in block) cdf(a_hi, h(a_lo + z_lo))`` is at most the coverage of every dataset
+whose statistic is in the block; a
 block whose bound (less ``1e-9`` for float rounding) is below the level is halved, down to
 single values of ``a``, and the rule certifies when every block passes (for large ``a`` a
 coarser three-term bound, see :func:`certified_coverage`). Unlike a
@@ -43,8 +47,8 @@ margin ``c`` can be a fraction of the bound's noise scale instead of several tim
 The rule. ``γ_n = NOISE_SHARE · γ`` (``γ = 1 - level``; the 3% kept back pays for the blocks'
 pessimism at large ``a``) and ``c`` the smallest integer ``>= 0`` that certifies (coverage grows
 with ``c``). When no margin up to ``top`` certifies (tiny graphs, where one unit of the bound is a
-large share of it), the rule is the worst case ``h = H(top)`` for every ``â``, valid by (F1)-(F2)
-alone: ``cdf(a, H(top)) >= cdf(top, H(top)) >= 1 - γ_n``. The constant 0.97 was chosen on
+large share of it), the rule is the worst case ``h = H(top)`` for every ``â``, valid by (F1)
+alone: ``P(|K| <= H(top)) >= cdf(top, H(top)) >= 1 - γ_n``. The constant 0.97 was chosen on
 synthetic steep ladders, not on any benchmark graph (``docs/intervals-graphs.md``).
 """
 
@@ -75,7 +79,7 @@ _FINE = 600  # the statistic is scanned in steps of b/4 up to 600 b; beyond, blo
 
 
 class NoiseFamily(Hashable, Protocol):
-    """The worst noise given a bound ``A`` on the statistic: (F1)-(F2) of the module docstring.
+    """The worst noise given a bound ``A`` on the statistic: (F1), (F2) of the module docstring.
 
     Hashable (e.g. a frozen dataclass of public parameters): rules are cached per family.
     """
@@ -196,8 +200,9 @@ class _Certifier:
             reach = max(self.reach - margin, 0)  # P(Z < -margin - reach) <= γ/400
             below = dlap_cdf(np.array([-margin - 1, -margin - reach - 1]), self.scale)
             inside, short = 1 - float(below[0]), float(below[0] - below[1])
+            head = self.family.cdf(hi[~near], h(lo[~near] - margin))
             coarse = self.family.cdf(hi[~near], h(lo[~near] - reach - margin))
-            out[~near] = self.noise_level * inside + short * coarse
+            out[~near] = inside * head + short * coarse
         return out - _ROUNDING
 
     def coverage(self, margin: int, target: float | None = None) -> float:
@@ -231,11 +236,10 @@ def certified_coverage(
     ``scale`` is the exact ``(t, s)`` of the bound's discrete Laplace noise. Up to ``600 b`` the
     statistic is scanned in blocks (of ``b/4``; with a ``target``, of ``b``, halved while a
     block's bound is below the target, down to single values) against blocks of ``b/12`` of the
-    bound's noise (module docstring). Beyond, blocks of 0.5% with a coarser bound: for
-    ``z >= -c`` the bound ``A >= a`` gives ``cdf >= 1 - γ_n`` (F2); for ``-c - j <= z < -c``,
-    ``A >= a - j`` gives ``cdf(a_hi, h(a_lo - j - c))``; below, 0 (``j`` leaves
-    ``P(Z < -c - j)`` under ``γ/400``). With a ``target`` the result is below it only if some
-    single value of the statistic fails.
+    bound's noise (module docstring). Beyond, blocks of 0.5% with a coarser three-term bound:
+    ``cdf(a_hi, h(a_lo - c))`` for ``z >= -c``, ``cdf(a_hi, h(a_lo - j - c))`` for
+    ``-c - j <= z < -c``, and 0 below (``j`` leaves ``P(Z < -c - j)`` under ``γ/400``). With a
+    ``target`` the result is below it only if some single value of the statistic fails.
 
     Examples
     --------
@@ -269,7 +273,7 @@ def bound_rule(family: NoiseFamily, level: float, scale: tuple[int, int]) -> Bou
         return certifier.rule(0, covers[0])
     bad, good = 0, max(1, round(scale[0] / scale[1]))
     while covers.setdefault(good, coverage(good)) < level:
-        if good >= family.top:  # no margin certifies: the worst case, valid by (F1)-(F2)
+        if good >= family.top:  # no margin certifies: the worst case, valid by (F1)
             return certifier.rule(None, noise_level)
         bad, good = good, min(2 * good, family.top)
     while good - bad > 1:

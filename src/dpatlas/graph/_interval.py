@@ -5,47 +5,55 @@ Shared by :mod:`dpatlas.graph.triangles` (bound on ``a_max``), :mod:`dpatlas.gra
 :mod:`dpatlas.graph.clustering`. The release metadata holds ``noisy_<bound>``: the statistic
 plus discrete Laplace noise of scale ``1/interval_epsilon`` (the statistic has edge sensitivity
 1, so this costs ``interval_epsilon``), and the public facts the interval needs.
+:mod:`dpatlas.core.interval` turns the noisy bound into a half-width whose coverage, over the
+count noise and the bound noise together, is certified to be at least the level for every
+graph; it needs a *noise family*: the worst noise given a bound on the statistic.
 
-Triangles and 2-stars (:func:`steep_halfwidth`): the ladder (``LS(t)``, ``U(t)``, or the 2-star
+Triangles and 2-stars (:func:`noise_family`): the ladder (``LS(t)``, ``U(t)``, or the 2-star
 ladder ``min(GS, c_max + t)``) starts at the bounded statistic and climbs by 0 or 1 per step, so
 its release noise is stochastically below the steep ladder's from any upper bound
 (:mod:`dpatlas.core.noise.ladder_exact`; for the piecewise ladder, whose widths are raised to
 its public floor, :class:`~dpatlas.core.noise.piecewise_exact.SteepPiecewise`); smooth noise
-grows with the steep ladder's smooth bound (:class:`~dpatlas.core.noise.smooth.SmoothSteep`).
+grows with the steep ladder's smooth bound (:class:`~dpatlas.core.noise.smooth_family.SmoothSteep`).
 :mod:`dpatlas.core.interval` turns the noisy bound into a half-width whose coverage, over the
 count noise and the bound noise together, is certified to be at least the level for every graph.
 
-Larger stars (:func:`two_sided_halfwidth`): their ladder climbs faster than one per step, so the
-steep family does not apply. With ``h`` the ``γ/4`` one-sided quantile of the bound noise,
-``noisy + h`` bounds the statistic from above and ``noisy - h`` from below, each failing with
-probability ``<= γ/4``; every ladder of the count then lies between the ladders built from those
-two values, and a tail bound valid for all of them takes the remaining ``γ/2`` (ladder) or
-``3γ/4`` (smooth): a union bound, valid but wider.
+Larger stars (:class:`StarLadders`, :class:`SmoothStars`): their ladder climbs faster than one
+per step; :mod:`dpatlas.graph.exact.kstar_envelope` builds, for every bound ``D`` on ``d_max``,
+a ladder that depth-dominates the k-star ladder of every graph with ``d_max <= D`` (checked
+rung by rung), and the pair ladder ``V(D, D)`` bounds the smooth sensitivity.
 """
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 from dpatlas.core.interval import NoiseFamily, bound_rule
-from dpatlas.core.noise.discrete_laplace import rational_scale, upper_tail_bound
-from dpatlas.core.noise.ladder_exact import SteepLadder, ladder_halfwidth
+from dpatlas.core.noise.discrete_laplace import rational_scale
+from dpatlas.core.noise.ladder import step_scale
+from dpatlas.core.noise.ladder_dominance import LadderTable
+from dpatlas.core.noise.ladder_exact import SteepLadder
 from dpatlas.core.noise.piecewise_exact import SteepPiecewise
 from dpatlas.core.noise.piecewise_ladder import default_floor
-from dpatlas.core.noise.smooth import SmoothSteep, smooth_bound, smooth_halfwidth
+from dpatlas.core.noise.smooth import smooth_beta
+from dpatlas.core.noise.smooth_family import SmoothFamily, SmoothSteep
 from dpatlas.core.release import Release
+from dpatlas.graph.exact.kstar_envelope import star_envelope, star_smooth_bounds
 
 __all__ = [
     "BoundedRelease",
+    "SmoothStars",
+    "StarLadders",
+    "bounded_halfwidth",
     "check_level",
     "interval_inputs",
     "interval_note",
-    "steep_halfwidth",
-    "two_sided_halfwidth",
 ]
 
 
@@ -83,11 +91,120 @@ def interval_note(covers: str, kind: str, cost: float = 0.0, bound: str | None =
     return note
 
 
-def steep_family(meta: Any) -> NoiseFamily:
-    """The noise family of a ladder / smooth release on a steep-dominated ladder (public facts)."""
+DENSE = 1024
+"""Bounds on ``d_max`` up to here get their own dominating ladder; beyond, every 0.3%."""
+_STEP = 1.003
+_TAIL = 1e-6  # weight of the GS rungs after the explicit ones is below this (Z >= 1)
+
+
+def _star_grid(c: int) -> np.ndarray:
+    """Every integer up to ``DENSE``, then steps of 0.3% up to ``c`` (the bounds ``D'`` used)."""
+    grid = np.arange(min(c, DENSE) + 1, dtype=np.int64)
+    if c > DENSE:
+        steps = np.arange(1, math.ceil(math.log(c / DENSE, _STEP)) + 1)
+        grid = np.concatenate([grid, np.ceil(DENSE * _STEP**steps).astype(np.int64), [c]])
+    return np.unique(np.minimum(grid, c))
+
+
+@lru_cache(maxsize=8)
+def _star_table(n: int, k: int, epsilon: float) -> tuple[np.ndarray, LadderTable]:
+    """The grid of bounds and its dominating ladders (:func:`star_envelope`), as a table."""
+    c = n - 2
+    gs = 2 * math.comb(c, k - 1)
+    t, s = step_scale(epsilon)
+    rungs = max(8, math.ceil((math.log(2 * gs / -math.expm1(-s / t)) - math.log(_TAIL)) * t / s))
+    grid = _star_grid(c)
+    return grid, LadderTable(star_envelope(n, k, grid, rungs), gs, epsilon)
+
+
+@dataclass(frozen=True)
+class StarLadders:
+    """Ladder releases of k-star counts (``k >= 3``) on ``n`` nodes, bounded through ``d_max``.
+
+    ``cdf(A, h)`` is the exact ``P(|noise| <= h)`` under the dominating ladder of the first grid
+    bound ``>= min(floor(A), n - 2)`` (:func:`~dpatlas.graph.exact.kstar_envelope.star_envelope`,
+    a larger bound dominates a larger class), so it is a lower bound for every graph with
+    ``d_max <= A``: (F1) of :mod:`dpatlas.core.interval`.
+
+    Examples
+    --------
+    >>> fam = StarLadders(100, 3, 1.0)
+    >>> fam.top, fam.quantile(np.array([5, 20]), 0.9).tolist()
+    (99, [402, 2291])
+    """
+
+    n: int
+    k: int
+    epsilon: float
+
+    @property
+    def top(self) -> int:
+        """Largest value of ``d_max`` on ``n`` nodes."""
+        return max(self.n - 1, 0)
+
+    def _rows(self, bound: Any) -> tuple[np.ndarray, LadderTable]:
+        grid, table = _star_table(self.n, self.k, self.epsilon)
+        d = np.clip(np.floor(np.asarray(bound, dtype=np.float64)), 0, grid[-1])
+        return np.searchsorted(grid, d, side="left"), table
+
+    def cdf(self, bound: np.ndarray, h: np.ndarray) -> np.ndarray:
+        """``P(|noise| <= h)`` under the dominating ladder of ``bound``."""
+        rows, table = self._rows(bound)
+        return table.cdf(rows, h)
+
+    def quantile(self, bound: np.ndarray, level: float) -> np.ndarray:
+        """Smallest ``h`` with ``cdf(bound, h) >= level``."""
+        rows, table = self._rows(bound)
+        return table.quantile(rows, level)
+
+
+@lru_cache(maxsize=8)
+def _star_smooth(n: int, k: int, beta: float) -> np.ndarray:
+    return star_smooth_bounds(n, k, beta)
+
+
+@dataclass(frozen=True)
+class SmoothStars(SmoothFamily):
+    """Smooth releases of k-star counts (``k >= 3``) on ``n`` nodes, bounded through ``d_max``.
+
+    ``S(A)`` is the smooth bound of the pair ladder ``V(D', D')``, ``D' = min(floor(A), n - 2)``,
+    pointwise above every k-star ladder with ``d_max <= A``
+    (:func:`~dpatlas.graph.exact.kstar_envelope.star_smooth_bounds`).
+
+    Examples
+    --------
+    >>> fam = SmoothStars(100, 3, 1.0, 0.0)
+    >>> fam.top, fam.quantile(np.array([5, 20]), 0.9).tolist()
+    (99, [906, 14396])
+    """
+
+    n: int
+    k: int
+    epsilon: float
+    delta: float
+
+    @property
+    def top(self) -> int:
+        """Largest value of ``d_max`` on ``n`` nodes."""
+        return max(self.n - 1, 0)
+
+    def smooth(self, bound: np.ndarray) -> np.ndarray:
+        """``max_t e^{-βt} V_t(D', D')``."""
+        table = _star_smooth(self.n, self.k, smooth_beta(self.epsilon, self.delta))
+        d = np.clip(np.floor(np.asarray(bound, dtype=np.float64)), 0, table.size - 1)
+        return table[d.astype(np.int64)]
+
+
+def noise_family(meta: Any) -> NoiseFamily:
+    """The noise family of a ladder / smooth release (public facts in ``meta``)."""
     gs, eps = int(meta["global_sensitivity"]), float(meta["count_epsilon"])
+    k = int(meta.get("k", 2))
     if meta["method"] == "smooth":
+        if k >= 3:
+            return SmoothStars(int(meta["n"]), k, eps, float(meta["delta"]))
         return SmoothSteep(gs, eps, float(meta["delta"]))
+    if k >= 3:
+        return StarLadders(int(meta["n"]), k, eps)
     if meta["method"] == "piecewise":
         return SteepPiecewise(gs, eps, int(meta["floor"]))
     return SteepLadder(gs, eps)
@@ -100,33 +217,40 @@ def interval_inputs(
     interval_epsilon: float,
     delta: float = 0.0,
     floor: int | None = None,
+    *,
+    n: int | None = None,
+    k: int = 2,
 ) -> dict[str, Any]:
-    """The public facts :func:`steep_halfwidth` reads from a release's metadata.
+    """The public facts :func:`bounded_halfwidth` reads from a release's metadata.
 
-    ``floor`` is the piecewise release's public floor (default ``⌈4/ε⌉`` capped at ``GS``, as
-    the release uses it).
+    ``k`` (with ``n``) only for k-stars with ``k >= 3``. ``floor`` is the piecewise release's
+    public floor (default ``⌈4/ε⌉`` capped at ``GS``, as the release uses it).
 
     Examples
     --------
-    >>> steep_halfwidth(interval_inputs("ladder", 32, 1.0, 0.5), 0.9, 7).tolist()
+    >>> bounded_halfwidth(interval_inputs("ladder", 32, 1.0, 0.5), 0.9, 7).tolist()
     58
     """
     if floor is None:
         floor = min(default_floor(epsilon), global_sensitivity)
-    return {
+    meta = {
         "method": method,
         "global_sensitivity": global_sensitivity,
         "count_epsilon": epsilon,
         "interval_epsilon": interval_epsilon,
         "delta": delta,
         "floor": floor,
+        "k": k,
     }
+    if n is not None:
+        meta["n"] = n
+    return meta
 
 
-def steep_halfwidth(meta: Any, level: float, noisy: Any) -> np.ndarray:
+def bounded_halfwidth(meta: Any, level: float, noisy: Any) -> np.ndarray:
     """Half-widths ``h(noisy)`` of the certified rule at ``level`` (vectorised over ``noisy``)."""
     scale = rational_scale(1 / float(meta["interval_epsilon"]))
-    return bound_rule(steep_family(meta), level, scale).halfwidth(noisy)
+    return bound_rule(noise_family(meta), level, scale).halfwidth(noisy)
 
 
 class BoundedRelease(Release, ABC):
@@ -148,22 +272,3 @@ class BoundedRelease(Release, ABC):
     @abstractmethod
     def _halfwidth(self, level: float) -> int:
         """Noise half-width: the interval is ``value ± h``."""
-
-
-def two_sided_halfwidth(
-    meta: Any,
-    gamma: float,
-    bound: str,
-    upper: Callable[[int], np.ndarray],
-    lower: Callable[[int], np.ndarray],
-) -> int:
-    """Half-width failing with probability ``<= γ``; ``upper`` / ``lower`` build the ladders."""
-    gs, eps = meta["global_sensitivity"], meta["count_epsilon"]
-    t, s = rational_scale(1 / float(meta["interval_epsilon"]))
-    h = upper_tail_bound(t / s, gamma / 4)
-    noisy = meta[f"noisy_{bound}"]
-    high = upper(noisy + h)
-    if meta["method"] == "smooth":
-        scale_bound = smooth_bound(high, meta["beta"], global_sensitivity=gs)
-        return smooth_halfwidth(scale_bound, eps, meta["delta"], 1.0 - 3 * gamma / 4)
-    return ladder_halfwidth(high, lower(noisy - h), eps, 1.0 - gamma / 2, global_sensitivity=gs)

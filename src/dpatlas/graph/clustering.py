@@ -8,15 +8,23 @@ when ``W = 0`` (networkx's convention). Budget split: ``triangle_share · ε`` r
 ``(ε + interval_epsilon, δ)``-DP, and the ratio ``min(1, max(0, 3T̂) / max(Ŵ, 1))`` is
 post-processing. The budget is checked, then debited once for the total before any noise.
 
-Interval. When both parts have one (``method="global"``, or ``interval_epsilon`` for piecewise,
-ladder and smooth), each part's interval is taken at level ``sqrt(level)``. The two parts draw
-independent noise (counts and bought bounds), so both cover with probability
-``>= sqrt(level)² = level``, and then ``C ∈ [3 max(T_lo, 0) / W_hi, 3 T_hi / W_lo]`` (clipped to
-``[0, 1]``; the upper end is 1 when ``W_lo <= 0`` and the interval is ``[0, 1]`` when
-``W_hi <= 0``), because ``3T/W`` grows with ``T`` and falls with ``W``. The released value
-``min(1, max(0, 3T̂) / max(Ŵ, 1))`` always lies inside, since ``T_lo <= T̂ <= T_hi`` and
-``W_lo <= Ŵ <= W_hi``. Coverage is "noise and bound" for piecewise, ladder and smooth (marginal
-over all the noise, every graph) and "noise only" for global; ``metadata["interval"]`` says which.
+Interval. Whatever the method, ``C = 3T/W`` lies in
+``[3(T̂ - h_T)/(Ŵ + h_W), 3(T̂ + h_T)/(Ŵ - h_W)]`` (clipped to ``[0, 1]``; the upper end is 1
+when ``Ŵ - h_W <= 0`` and the interval is ``[0, 1]`` when ``Ŵ + h_W <= 0``) whenever
+``|K_T - ρ K_W| <= h_T + ρ h_W`` at the true ``ρ = T/W`` (``K`` the count noises), and the
+released value ``min(1, max(0, 3T̂)/max(Ŵ, 1))`` always lies inside. The half-widths come from
+one certificate for the pair (:mod:`dpatlas.core.interval_pairs`): each part's worst-case noise
+quantile at its bought bound (piecewise, ladder, smooth) or at its public scale (global), the
+bound raised by one margin (and floor) and the quantile by one multiplier for both, certified so
+that the coverage is at least the level for every graph. The pair shares one miss rate, so each
+part's half-width is close to its own quantile at ``level`` (the box of two intervals at
+``sqrt(level)`` paid ``γ/2`` twice; for Cauchy noise that quantile is twice the one at ``γ``).
+A part without an interval of that kind (a constant release of a graph too small for the
+statistic) falls back to the box: both parts' own intervals at ``sqrt(level)``, valid as the
+parts draw independent noise.
+
+Coverage is "noise and bound" for piecewise, ladder and smooth (marginal over all the noise,
+every graph) and "noise only" for global; ``metadata["interval"]`` says which.
 
 Average local clustering ``(1/n) Σ_v t_v / C(d_v, 2)`` is not offered: flipping ``{u, w}``
 changes the coefficient of every common neighbour of ``u`` and ``w`` (a degree-2 common neighbour
@@ -34,10 +42,12 @@ from typing import Any
 import numpy as np
 
 from dpatlas.core.accounting.budget import Budget
+from dpatlas.core.interval_pairs import PublicLaplace, pair_rule
+from dpatlas.core.noise.discrete_laplace import rational_scale
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike
 from dpatlas.core.validation import check_delta, check_epsilon
-from dpatlas.graph._interval import check_level, interval_note
+from dpatlas.graph._interval import check_level, interval_note, noise_family
 from dpatlas.graph._noise import check_count_noise
 from dpatlas.graph.adjacency import EdgeAdjacency
 from dpatlas.graph.edges import _open_release
@@ -45,7 +55,7 @@ from dpatlas.graph.exact.kstar_sensitivity import star_gain
 from dpatlas.graph.kstars import kstar_count
 from dpatlas.graph.triangles import _checked, triangle_count
 
-__all__ = ["ClusteringRelease", "clustering_coefficient", "ratio_interval"]
+__all__ = ["ClusteringRelease", "clustering_coefficient", "pair_halfwidths", "ratio_interval"]
 
 
 @dataclass(frozen=True)
@@ -56,12 +66,41 @@ class ClusteringRelease(Release):
     wedges: Release | None = None
 
     def confidence_interval(self, level: float = 0.95) -> tuple[float, float]:
-        """Interval for ``C`` with coverage ``>= level``: both parts at ``sqrt(level)`` (module docstring)."""
-        part = math.sqrt(check_level(level))
-        t_lo, t_hi = self.triangles.confidence_interval(part)  # type: ignore[union-attr]
-        w_lo, w_hi = self.wedges.confidence_interval(part)  # type: ignore[union-attr]
+        """Interval for ``C`` with coverage ``>= level`` (module docstring)."""
+        lev = check_level(level)
+        tri, wed = self.triangles, self.wedges
+        if tri is None or wed is None:
+            raise ValueError(
+                "a ClusteringRelease needs its two parts; build it with clustering_coefficient"
+            )
+        pair = pair_halfwidths(tri, wed, lev)
+        if pair is None:
+            t_lo, t_hi = tri.confidence_interval(math.sqrt(lev))
+            w_lo, w_hi = wed.confidence_interval(math.sqrt(lev))
+        else:
+            h_t, h_w = pair
+            t_lo, t_hi = tri.value - h_t, tri.value + h_t
+            w_lo, w_hi = wed.value - h_w, wed.value + h_w
         low, high = ratio_interval(t_lo, t_hi, w_lo, w_hi)
         return float(low), float(high)
+
+
+def pair_halfwidths(
+    triangles: Release, wedges: Release, level: float
+) -> tuple[float, float] | None:
+    """``(h_T, h_W)`` of the pair rule (module docstring), or None for the box fallback."""
+    kinds = {r.metadata.get("interval", {}).get("kind") for r in (triangles, wedges)}
+    if kinds == {"noise only"} and triangles.scale and wedges.scale:  # global: public scales
+        public = (PublicLaplace(float(triangles.scale)), PublicLaplace(float(wedges.scale)))
+        h_t, h_w = pair_rule(*public, level, None).halfwidths(0, 0)
+        return float(h_t), float(h_w)
+    if kinds != {"noise and bound"}:
+        return None  # constant parts, or no bought bound (their own intervals raise)
+    scale = rational_scale(1 / float(triangles.metadata["interval_epsilon"]))
+    fams = (noise_family(triangles.metadata), noise_family(wedges.metadata))
+    rule = pair_rule(*fams, level, scale)
+    h_t, h_w = rule.halfwidths(triangles.metadata["noisy_a_max"], wedges.metadata["noisy_c_max"])
+    return float(h_t), float(h_w)
 
 
 def ratio_interval(t_lo: Any, t_hi: Any, w_lo: Any, w_hi: Any) -> tuple[np.ndarray, np.ndarray]:

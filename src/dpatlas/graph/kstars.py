@@ -31,21 +31,10 @@ from dpatlas.core.noise.smooth import smooth_beta, smooth_bound, smooth_mechanis
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike
 from dpatlas.core.validation import check_delta, check_epsilon
-from dpatlas.graph._interval import (
-    BoundedRelease,
-    interval_note,
-    steep_halfwidth,
-    two_sided_halfwidth,
-)
+from dpatlas.graph._interval import BoundedRelease, bounded_halfwidth, interval_note
 from dpatlas.graph._noise import check_count_noise, count_value
 from dpatlas.graph.edges import _open_release
-from dpatlas.graph.exact.kstar_sensitivity import (
-    check_k,
-    kstar_exact,
-    kstar_ladder,
-    ladder_of_pairs,
-    star_gain,
-)
+from dpatlas.graph.exact.kstar_sensitivity import check_k, kstar_exact, kstar_ladder, star_gain
 from dpatlas.graph.triangles import _checked
 
 __all__ = ["KStarRelease", "kstar_count"]
@@ -54,34 +43,15 @@ __all__ = ["KStarRelease", "kstar_count"]
 class KStarRelease(BoundedRelease):
     """A :class:`~dpatlas.core.release.Release` whose interval uses a bought bound.
 
-    2-stars: the bound is on ``c_max`` (the ladder's start) and the interval is certified
-    (:func:`~dpatlas.graph._interval.steep_halfwidth`); larger stars: on ``d_max``, with the
-    union bound of :func:`star_halfwidth`.
+    2-stars: the bound is on ``c_max`` (the ladder's start, steep family); larger stars: on
+    ``d_max`` (the dominating ladders of :mod:`dpatlas.graph.exact.kstar_envelope`). Both
+    through the certified rule of :func:`~dpatlas.graph._interval.bounded_halfwidth`.
     """
 
     def _halfwidth(self, level: float) -> int:
-        """The interval's half-width at ``level`` (module docstring of :mod:`dpatlas.graph.exact.kstar_sensitivity`)."""
-        if self.metadata["k"] == 2:
-            return int(steep_halfwidth(self.metadata, level, self.metadata["noisy_c_max"]))
-        return star_halfwidth(self.metadata, 1.0 - level)
-
-
-def star_halfwidth(meta: Any, gamma: float) -> int:
-    """Noise half-width failing with probability ``<= γ`` for ``k >= 3`` (``d̂`` tails ``γ/4`` each)."""
-    gain = star_gain(meta["n"], meta["k"])
-    c = gain.size - 1
-
-    def upper(d_high: int) -> np.ndarray:
-        """``V_t(A, A)`` with ``A`` clamped to ``[0, c]``."""
-        high = min(c, max(d_high, 0))
-        return ladder_of_pairs(np.array([[high, high]]), gain, np.arange(2 * (c - high) + 1))
-
-    def lower(d_low: int) -> np.ndarray:
-        """``V_t(a - 1, 0)`` with ``a - 1`` clamped to ``[0, c]``."""
-        low = min(c, max(d_low - 1, 0))
-        return ladder_of_pairs(np.array([[low, 0]]), gain, np.arange(2 * c - low + 1))
-
-    return two_sided_halfwidth(meta, gamma, "d_max", upper, lower)
+        """The certified half-width at the noisy bound (module docstring)."""
+        stat = "c_max" if self.metadata["k"] == 2 else "d_max"
+        return int(bounded_halfwidth(self.metadata, level, self.metadata[f"noisy_{stat}"]))
 
 
 def kstar_count(

@@ -56,7 +56,7 @@ from dpatlas.core.noise.smooth import smooth_beta, smooth_mechanism
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike, get_source
 from dpatlas.core.validation import check_delta, check_epsilon
-from dpatlas.graph._interval import BoundedRelease, interval_note, steep_halfwidth
+from dpatlas.graph._interval import BoundedRelease, bounded_halfwidth, interval_note
 from dpatlas.graph._noise import check_count_noise, count_value
 from dpatlas.graph.adjacency import EdgeAdjacency
 from dpatlas.graph.backends import TRIANGLE_STATS
@@ -76,7 +76,7 @@ class TriangleRelease(BoundedRelease):
 
     def _halfwidth(self, level: float) -> int:
         """The certified half-width at the noisy ``a_max`` (module docstring)."""
-        return int(steep_halfwidth(self.metadata, level, self.metadata["noisy_a_max"]))
+        return int(bounded_halfwidth(self.metadata, level, self.metadata["noisy_a_max"]))
 
 
 def _checked(method: Any, delta: float, relaxed: Any, interval_epsilon: Any) -> float:

@@ -1,5 +1,5 @@
 """Ladder mechanism: exact probabilities vs brute force, sampler vs exact pmf, a broken sampler
-rejected, neighbour ratios, the interval bound, the release contract (budget, rng, errors)."""
+rejected, neighbour ratios, the release contract (budget, rng, errors)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from dpatlas.core.noise.ladder import (
     ladder_mechanism,
     sample_ladder_rungs,
 )
-from dpatlas.core.noise.ladder_exact import ladder_halfwidth, ladder_pmf, ladder_probabilities
+from dpatlas.core.noise.ladder_exact import ladder_pmf, ladder_probabilities
 from dpatlas.core.rng import get_source
 from dpatlas.errors import BudgetExceededError
 
@@ -131,27 +131,6 @@ def test_neighbouring_ladders_stay_within_e_epsilon_exactly() -> None:
     ratio = np.maximum(p / q, q / p)
     assert ratio.max() <= math.exp(eps) * (1 + 1e-12)
     assert ratio.max() > math.exp(eps / 2)
-
-
-def test_halfwidth_covers_every_ladder_between_the_bounds() -> None:
-    gs, eps, level, s = 40, 1.0, 0.9, np.arange(2 * 40)
-    upper = np.minimum(12 + s, gs)
-    lower = np.minimum(8 + s // 2, gs)
-    middle = np.maximum(lower, np.minimum(upper, 10 + s // 3))
-    h = ladder_halfwidth(upper, lower, eps, level, global_sensitivity=gs)
-    ks = np.arange(-5_000, 5_001)
-    for lad in (upper, lower, middle):
-        tail = ladder_pmf(ks, lad, eps, global_sensitivity=gs)[np.abs(ks) > h].sum()
-        assert tail <= 1 - level
-    exact = ladder_pmf(ks, upper, eps, global_sensitivity=gs)
-    assert exact[np.abs(ks) > h // 4].sum() > 1 - level  # not absurdly loose
-
-
-def test_halfwidth_refuses_crossed_bounds() -> None:
-    with pytest.raises(ValueError, match="lower must not exceed upper"):
-        ladder_halfwidth([1, 2], [2, 2], 1.0, 0.9, global_sensitivity=2)
-    with pytest.raises(ValueError, match=r"level must be in \(0, 1\), got 1.5"):
-        ladder_halfwidth([1, 2], [1, 2], 1.0, 1.5, global_sensitivity=2)
 
 
 def test_release_contract_budget_before_noise_and_private_scale() -> None:

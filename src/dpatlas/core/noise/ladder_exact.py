@@ -1,43 +1,19 @@
 """Exact distribution of the ladder mechanism (:mod:`dpatlas.core.noise.ladder`), in log space.
 
 For tests, accuracy studies and intervals: the probability of every rung and every output, and
-a tail bound that holds for every ladder between two bounds. These functions read the ladder,
+the steep family of intervals. These functions read the ladder,
 which is private; their results are diagnostics unless the ladders passed in are themselves
-public or private releases (as in :func:`ladder_halfwidth` used on noisy bounds). They use the
-sampler's ``ε' = 2s/t`` (:func:`~dpatlas.core.noise.ladder.step_scale`), equal to ε for ε = 1, 0.5, 2.
+public (as the dominating ladders of :mod:`dpatlas.core.interval` are: built from public values
+and bounds). They use the sampler's ``ε' = 2s/t`` (:func:`~dpatlas.core.noise.ladder.step_scale`),
+equal to ε for ε = 1, 0.5, 2.
 
-Dominance by the steep ladder (what makes one-sided, tight intervals possible). Write ``X_I``
-for ``|noise|`` under a ladder ``I`` (rung ``r >= 1`` holds the magnitudes
-``u_{r-1} < k <= u_r``, each with weight ``q^r`` per sign; 0 has weight 1).
-
-*Insertion lemma.* Insert into ``I``, between rungs ``t`` and ``t + 1`` (``t >= 0``), one rung
-of size ``m <= s_1``, where ``s_1 <= s_2 <= ...`` are the sizes of rungs ``t + 1, t + 2, ...``
-(non-decreasing). The new ladder ``I'`` has ``X_{I'} <=_st X_I`` (``P(X_{I'} > h) <= P(X_I > h)``
-for every ``h``). Proof. Both share the head (0 and rungs ``<= t``, depth ``<= u_t``, weight
-``H``). Dividing by ``q^t``, the tail of ``I`` has weight ``V = Σ_i s_i q^i`` and the tail of
-``I'`` ``V' = m q + q V``; as ``s_i >= s_1 >= m``, ``V >= m q / (1 - q)``, so ``V' <= V``: ``I'``
-puts at least as much mass on the head, with the same law inside it, which settles every
-``h < u_t``. Beyond ``u_t`` let ``Y = X - u_t`` and ``w(k)`` the weight of tail position ``k``
-under ``I``. For ``y <= m``: ``P(Y' > y) = 1 - yq/V' <= 1 - yq/V = P(Y > y)``. For ``y > m``,
-``P(Y' > y) = q V(>y-m) / V'`` and the claim reduces to ``E V <= m V(>y)``, ``E`` the weight of
-the ``m`` positions ending at ``y``. Let ``y`` lie in tail rung ``r`` (size ``x``) with ``ℓ``
-positions of it after ``y``. Since the sizes do not decrease, shifting rungs gives
-(a) ``Σ_{i>r} s_i q^i >= q^r V`` and (b) ``Σ_{i>r} s_i q^i >= q^{r-1} (V - s_1 q)``. If the
-``m`` positions lie in rung ``r``, ``E = m q^r <= m V(>y) / V`` by (a). Otherwise ``e1 = x - ℓ
-< m`` of them lie in rung ``r`` and ``m - e1`` in rung ``r - 1``, ``E = q^{r-1} (m - e1(1 - q))``,
-and by (b) it suffices that ``m ℓ q + e1 (1 - q) V >= m q s_1``; with
-``(1 - q) V >= q s_1`` this follows from ``m ℓ + e1 s_1 >= m s_1``, true as
-``ℓ >= x - e1 >= s_1 - e1`` and ``m <= s_1``. Combining head and tail gives the claim.
-
-*Corollary (steep ladder).* Let ``J(A)_t = min(GS, A + t)``. Every ladder ``I <= GS`` that
-reaches ``GS`` with ``I_0 <= A`` and steps ``I_{t+1} - I_t`` in ``{0, 1}`` is ``J(A)`` with
-finitely many rungs inserted (the values below ``A`` and the repeats; ``I`` takes every value
-from ``I_0`` to ``GS``), each before a rung at least as large in a non-decreasing sequence, so
-``X_I <=_st X_{J(A)}``; in particular ``J(A) <=_st J(A + 1)`` (insert ``A`` in front). The
-triangle ladders ``LS(t)`` and ``U(t)`` start at ``a_max`` with steps in ``{0, 1}``, and the
-2-star ladder is ``J(c_max)`` itself, so :class:`SteepLadder` gives the exact tail of the worst
-release given an upper bound on ``I_0``: :func:`steep_cdf` (closed form) and
-:func:`steep_quantile`.
+Steep dominance (:mod:`dpatlas.core.noise.ladder_dominance`, (b) there): with
+``J(A)_t = min(GS, A + t)``, every ladder ``I <= GS`` with ``I_0 <= A`` and steps
+``I_{t+1} - I_t`` in ``{0, 1}`` has ``|noise|`` stochastically below ``J(A)``'s, and
+``J(A) <=_st J(A + 1)``. The triangle ladders ``LS(t)`` and ``U(t)`` start at ``a_max`` with
+steps in ``{0, 1}`` and the 2-star ladder is ``J(c_max)``: :class:`SteepLadder` gives the exact
+tail of the worst release given an upper bound on ``I_0`` (:func:`steep_cdf`, closed form, and
+:func:`steep_quantile`).
 """
 
 from __future__ import annotations
@@ -53,7 +29,6 @@ from dpatlas.core.validation import as_int_array, check_positive_int
 
 __all__ = [
     "SteepLadder",
-    "ladder_halfwidth",
     "ladder_pmf",
     "ladder_probabilities",
     "steep_cdf",
@@ -121,43 +96,6 @@ def ladder_pmf(
         return np.where(d == 0, 1.0, 0.0)
     rung[far] = lad.size + -((cum[-1] - d[far]) // gs)
     return np.exp(rung * log_q - _log_norm(lad, gs, log_q))
-
-
-def ladder_halfwidth(
-    upper: Any, lower: Any, epsilon: float, level: float, *, global_sensitivity: int
-) -> int:
-    """Half-width ``h`` with ``P(|noise| > h) <= 1 - level`` for *every* ladder between bounds.
-
-    For ladders ``lower <= I <= upper`` (pointwise, both extended by ``GS``) and any ``t``:
-    ``P(R > t) = A / (A + B)`` with ``A = Σ_{r>t} N_r q^r`` and ``B = Σ_{r<=t} N_r q^r``;
-    ``x / (x + y)`` grows with ``x`` and falls with ``y``, so ``P(R > t) <= Ã / (Ã + B_lower)``
-    (``Ã`` from ``upper``). On ``R <= t``, ``|noise| <= u_t(I) <= u_t(upper)``. The smallest
-    ``t`` whose bound is ``<= 1 - level`` gives ``h = u_t(upper)``. Computed from public or
-    already private inputs only (e.g. ladders built on a noisy upper bound of a statistic).
-
-    Examples
-    --------
-    >>> ladder_halfwidth([3, 4, 5], [3, 3, 4, 4, 5], 1.0, 0.9, global_sensitivity=5)
-    27
-    """
-    up, gs = check_ladder(upper, global_sensitivity)
-    low, _ = check_ladder(lower, global_sensitivity)
-    gamma = 1.0 - float(level)
-    if not 0.0 < gamma < 1.0:
-        raise ValueError(f"level must be in (0, 1), got {level!r}")
-    t, s = step_scale(epsilon)
-    log_q = -s / t
-    extra = (math.log(2 * gs + 2) - math.log(gamma) - math.log(-math.expm1(log_q)) + 1) / -log_q
-    r = np.arange(max(up.size, low.size) + 2 + math.ceil(extra))
-    if (rung_sizes(low, gs, r) > rung_sizes(up, gs, r)).any():
-        raise ValueError("lower must not exceed upper at any rung")
-    wu, wl = _log_weights(up, gs, log_q, r), _log_weights(low, gs, log_q, r)
-    tail = math.log(2 * gs) + r.size * log_q - math.log(-math.expm1(log_q)) if gs else -np.inf
-    above = np.logaddexp.accumulate(np.append(wu, tail)[::-1])[::-1][1:]
-    below = np.logaddexp.accumulate(wl)
-    bound = np.exp(above - np.logaddexp(above, below))
-    rung = int(np.argmax(bound <= gamma * (1 - 1e-9)))
-    return int(np.sum(rung_sizes(up, gs, np.arange(1, rung + 1))))
 
 
 def _log_q(epsilon: float) -> float:

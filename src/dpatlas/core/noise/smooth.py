@@ -40,7 +40,6 @@ So ``P_G(A) <= e^ε P_G'(A) + δ`` for every set ``A``.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -55,13 +54,11 @@ from dpatlas.core.rng import RandomSource, RngLike, get_source
 from dpatlas.core.validation import check_delta, check_epsilon, check_positive_int
 
 __all__ = [
-    "SmoothSteep",
     "smooth_beta",
     "smooth_bound",
     "smooth_halfwidth",
     "smooth_mechanism",
     "smooth_scale",
-    "steep_smooth_bound",
 ]
 
 
@@ -206,94 +203,3 @@ def smooth_mechanism(
     noise = _noise(src, count, scale, d)
     name = "discrete_cauchy" if d == 0 else "discrete_laplace"
     return noisy_release(x, noise, size, src.seeded, eps, d, mechanism, name, metadata)
-
-
-def steep_smooth_bound(bound: Any, beta: float, *, global_sensitivity: int) -> np.ndarray:
-    """``S(A) = max_t e^{-βt} min(GS, A + t)``: :func:`smooth_bound` of the steep ladder, vectorised.
-
-    On ``t <= GS - A`` the function ``e^{-βt}(A + t)`` peaks at ``t = 1/β - A``, so the integer
-    maximum is at its floor or ceiling (clipped to ``[0, GS - A]``); beyond, ``e^{-βt} GS``
-    only falls. ``S`` grows with ``A``; every ladder ``I <= J(A)`` pointwise has a smaller
-    :func:`smooth_bound`.
-
-    Examples
-    --------
-    >>> steep_smooth_bound([0, 3, 10], 0.5, global_sensitivity=100).round(4).tolist()
-    [0.7358, 3.0, 10.0]
-    >>> round(smooth_bound([3 + t for t in range(98)], 0.5, global_sensitivity=100), 4)
-    3.0
-    """
-    gs = int(global_sensitivity)
-    start = np.clip(np.asarray(bound, dtype=np.float64), 0, gs)
-    room = gs - start
-    peak = 1 / check_epsilon(beta, "beta") - start
-    best = np.zeros_like(start)
-    for t in (np.floor(peak), np.ceil(peak)):
-        t = np.clip(t, 0, room)
-        best = np.maximum(best, np.exp(-beta * t) * (start + t))
-    return np.maximum(best, start)
-
-
-@dataclass(frozen=True)
-class SmoothSteep:
-    """Smooth-sensitivity releases whose ladder is at most ``J(A) = min(GS, A + t)``: a noise family.
-
-    The noise scale ``b(A) = c S(A) / ε`` (``c`` = 6 Cauchy, 2 Laplace; times ``1 + 2**-30``
-    to cover the release's rounding up, see :func:`smooth_halfwidth`) grows with ``A``, and
-    both noises grow stochastically with the scale. ``cdf`` is a lower bound on
-    ``P(|K| <= h)``: Cauchy ``1 - (2/π) atan(b/h)`` (the integral bound of
-    :func:`smooth_halfwidth`), Laplace exact ``1 - 2 p^(h+1) / (1 + p)``, ``p = e^(-1/b)``.
-
-    Examples
-    --------
-    >>> fam = SmoothSteep(100, 1.0, 0.0)
-    >>> fam.top, fam.quantile(np.array([3.0]), 0.9).tolist()
-    (100, [138])
-    """
-
-    global_sensitivity: int
-    epsilon: float
-    delta: float
-
-    @property
-    def top(self) -> int:
-        """Largest value of the statistic the bound is on (``I_0 <= GS``)."""
-        return int(self.global_sensitivity)
-
-    def scale(self, bound: np.ndarray) -> np.ndarray:
-        """``b(A)``: the largest noise scale of a release whose ladder is at most ``J(A)``."""
-        beta = smooth_beta(self.epsilon, self.delta)
-        smooth = steep_smooth_bound(bound, beta, global_sensitivity=self.global_sensitivity)
-        factor = 6 if self.delta == 0 else 2
-        return factor * smooth / self.epsilon * (1 + 2.0**-30)
-
-    def _tail(self, scale: np.ndarray, h: np.ndarray) -> np.ndarray:
-        if self.delta == 0:
-            with np.errstate(divide="ignore"):
-                return np.where(h >= 1, np.arctan(scale / np.maximum(h, 1)) * (2 / math.pi), 1.0)
-        p = np.exp(-1 / scale)
-        return np.where(h >= 0, 2 * p ** (h + 1) / (1 + p), 1.0)
-
-    def cdf(self, bound: np.ndarray, h: np.ndarray) -> np.ndarray:
-        """A lower bound on ``P(|K| <= h)`` for every release whose ladder is at most ``J(bound)``."""
-        if self.global_sensitivity == 0:
-            return np.where(np.asarray(h) >= 0, 1.0, 0.0)
-        scale, mag = np.broadcast_arrays(self.scale(bound), np.floor(np.asarray(h, dtype=float)))
-        return 1.0 - self._tail(scale, mag)
-
-    def quantile(self, bound: np.ndarray, level: float) -> np.ndarray:
-        """Smallest integer ``h`` with ``cdf(bound, h) >= level``."""
-        scale = self.scale(np.asarray(bound, dtype=np.float64))
-        if self.global_sensitivity == 0:
-            return np.zeros(scale.shape, dtype=np.int64)
-        gamma = 1.0 - float(level)
-        if self.delta == 0:
-            h = np.ceil(scale / math.tan(math.pi * gamma / 2))
-        else:
-            p = np.exp(-1 / scale)
-            h = np.maximum(np.ceil(np.log(gamma * (1 + p) / 2) / np.log(p)) - 1, 0)
-        for _ in range(3):  # settle float rounding against the cdf itself
-            h = np.where(1.0 - self._tail(scale, h) < level, h + 1, h)
-            lower = np.maximum(h - 1, 0)
-            h = np.where((h > 0) & (1.0 - self._tail(scale, lower) >= level), lower, h)
-        return h.astype(np.int64)

@@ -34,14 +34,10 @@ of :mod:`dpatlas.core.interval` on the steep ladder (the ladder *is* steep): cov
 the level over the count noise and ``Z`` together, for every graph.
 
 Larger stars (``k >= 3``): the ladder climbs faster than one per step, so the steep family does
-not apply and the interval is a union bound. ``d̂ = d_max + Z`` (``d_max`` has edge
-sensitivity 1); with ``h`` its ``γ/4`` one-sided quantile, ``A = d̂ + h >= d_max`` and
-``a = d̂ - h <= d_max`` each fail with probability ``<= γ/4``. Then every ``e <= min(A, c)`` and
-the top node has ``e >= d_max - 1`` against any partner, so
-``V_t(a - 1, 0) <= LS⁽ᵗ⁾ <= V_t(A, A)`` (clamped to ``[0, c]``), and the noise tail bound for all
-ladders in between (:func:`~dpatlas.core.noise.ladder_exact.ladder_halfwidth`, ``γ/2``; smooth:
-:func:`~dpatlas.core.noise.smooth.smooth_halfwidth`, ``3γ/4``) gives coverage ``>= level``. It is
-valid but several times wider than the noise (``docs/intervals-graphs.md``).
+not apply. The release buys ``d̂ = d_max + Z`` (``d_max`` has edge sensitivity 1) and the
+interval is the same certified rule on ladders that depth-dominate every k-star ladder with
+``d_max <= D`` (:mod:`dpatlas.graph.exact.kstar_envelope`; smooth: the pair ladder
+``V(D, D)``).
 """
 
 from __future__ import annotations
