@@ -88,7 +88,8 @@ def _interval_layers(heatmap: Any, level: float, unit: str) -> tuple[list[Any], 
     if unit == "leaf":
         m = heatmap.measured
         count = np.bincount(m.of_cell, weights=heatmap.estimate, minlength=m.size)
-        low, high = containing(*heatmap.confidence_interval(level, unit="leaf"), count)
+        low, high = heatmap.confidence_interval(level, unit="leaf")
+        low, high = containing(low, high, count)
         per = m.n_cells[m.of_cell]
         layers = [
             (f"lower end of {pct} interval, leaf average per cell", low[m.of_cell] / per),
@@ -100,7 +101,8 @@ def _interval_layers(heatmap: Any, level: float, unit: str) -> tuple[list[Any], 
             "shown divided by the leaf's cells: the leaf's average per cell"
         )
         return [(name, heatmap.as_grid(v)) for name, v in layers], note
-    low, high = containing(*heatmap.confidence_interval(level), heatmap.estimate)
+    low, high = heatmap.confidence_interval(level)
+    low, high = containing(low, high, heatmap.estimate)
     layers = [
         (f"lower end of {pct} interval per cell", heatmap.as_grid(low)),
         ("private estimate per cell", heatmap.counts),
