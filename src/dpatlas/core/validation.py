@@ -18,6 +18,7 @@ __all__ = [
     "check_epsilon",
     "check_positive_int",
     "check_sensitivity",
+    "value_count",
 ]
 
 
@@ -196,6 +197,17 @@ def as_int_array(values: Any, name: str = "values", *, saturate: int | None = No
         # int64 noise is then at least 2**62 / 2**50 = 4096 scales from overflowing (P ~ e^-4096)
         raise ValueError(f"{name} must be below 2**62 in magnitude to be noised exactly")
     return arr.astype(np.int64)
+
+
+def value_count(values: Any, name: str = "values") -> int:
+    """The number of entries of ``values`` (its shape is public), refusing what is no array.
+
+    Examples
+    --------
+    >>> value_count([[1, 2], [3, 4]]), value_count(2.5)
+    (4, 1)
+    """
+    return int(_as_numeric_array(values, name).size)
 
 
 def as_float_array(values: Any, name: str = "values") -> np.ndarray:

@@ -15,7 +15,11 @@ Two ways to add spends up:
     largest ``ρ`` with ``ρ + 2·sqrt(ρ·ln(1/δ)) <= ε`` (Prop. 1.3). Needs ``delta > 0``.
 
 Parallel composition (one release over disjoint parts costs its ε once) is the job of the
-release function, which then spends once. :meth:`Budget.open` gives the same interface over a
+release function, which then spends once. Releases pay through
+:func:`~dpatlas.core.accounting.charge.open_charge` (check before the data is read, one debit
+before the noise); :meth:`Budget.spend` takes the same
+:class:`~dpatlas.core.accounting.cost.Cost`, or the plain numbers ``epsilon, delta[, rho]`` (a
+pure spend is charged ``ρ = ε²/2``). :meth:`Budget.open` gives the same interface over a
 persistent SQLite ledger shared by processes (:mod:`dpatlas.core.accounting.ledger`).
 """
 
@@ -30,6 +34,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import NamedTuple
 
+from dpatlas.core.accounting.composition import pure_to_zcdp
+from dpatlas.core.accounting.cost import Cost
 from dpatlas.core.accounting.records import Spend, dec
 from dpatlas.core.validation import check_delta, check_epsilon
 from dpatlas.errors import BudgetExceededError
@@ -75,6 +81,21 @@ class _MemoryStore:
                 raise ValueError(f"spend {spend_id} is not a spend of this budget")
             row = self._rows[spend_id - 1]
             self._rows[spend_id - 1] = replace(row, products=(*row.products, *paths))
+
+
+def as_cost(epsilon: float | Cost, delta: float = 0.0, rho: float | None = None) -> Cost:
+    """A :class:`Cost` as given, or built from ``epsilon, delta[, rho]`` (checked as a spend).
+
+    Examples
+    --------
+    >>> as_cost(0.5), as_cost(Cost.pure(0.5)) == as_cost(0.5)
+    (Cost(epsilon=0.5, delta=0.0, rho=0.125), True)
+    """
+    if isinstance(epsilon, Cost):
+        if delta != 0.0 or rho is not None:
+            raise TypeError("pass a Cost alone, or epsilon, delta and rho as numbers, not both")
+        return epsilon
+    return Cost(check_epsilon(epsilon), check_delta(delta), rho)  # ρ = 0 is refused by a spend
 
 
 class Budget:
@@ -160,7 +181,11 @@ class Budget:
 
     def _used(self, rows: Sequence[Spend]) -> tuple[Decimal, Decimal]:
         if self.accounting == "zcdp":
-            rho = sum((r.rho if r.rho is not None else r.epsilon**2 / 2 for r in rows), Decimal(0))
+            # rows without rho are pure spends of older ledgers: Cost gives their ε²/2
+            rho = sum(
+                (r.rho if r.rho is not None else dec(pure_to_zcdp(float(r.epsilon))) for r in rows),
+                Decimal(0),
+            )
             eps = rho + 2 * (rho * dec(math.log(1 / self.total.delta))).sqrt()
             return eps, dec(self.total.delta) if rows else Decimal(0)
         return sum((r.epsilon for r in rows), Decimal(0)), sum((r.delta for r in rows), Decimal(0))
@@ -180,21 +205,19 @@ class Budget:
             float(max(dec(self.total.delta) - delta, Decimal(0))),
         )
 
-    def _make(
-        self, epsilon: float, delta: float, rho: float | None, mechanism: str, note: str
-    ) -> Spend:
-        eps, d = check_epsilon(epsilon), check_delta(delta)
-        if self.accounting == "zcdp" and d > 0 and rho is None:
+    def _make(self, cost: Cost, mechanism: str, note: str) -> Spend:
+        eps, d = check_epsilon(cost.epsilon), cost.delta
+        if self.accounting == "zcdp" and cost.rho is None:
             raise ValueError(
                 f"an (ε, δ) spend with delta={d} has no zCDP cost; pass rho= (Gaussian "
                 "releases give it) or use accounting='basic'"
             )
-        if rho is not None and rho == 0 and not isinstance(rho, bool):
+        if cost.rho == 0:
             raise ValueError(
-                f"rho must be > 0, got {rho!r}: the zCDP cost of epsilon={eps!r} underflows to 0 "
-                "(epsilon below about 1e-154); use a larger epsilon"
+                f"rho must be > 0, got 0.0: the zCDP cost of epsilon={eps!r} underflows to 0 "
+                "(pass a Cost, whose ε²/2 rounds up, or use a larger epsilon)"
             )
-        r = None if rho is None else dec(check_epsilon(rho, "rho", maximum=math.inf))
+        r = None if cost.rho is None else dec(check_epsilon(cost.rho, "rho", maximum=math.inf))
         return Spend(dec(eps), dec(d), r, str(mechanism), str(note), _now())
 
     def _admit(self, rows: Sequence[Spend]) -> None:
@@ -209,13 +232,17 @@ class Budget:
                 float(max(dec(self.total.delta) - before_delta, Decimal(0))),
             )
 
-    def check(self, epsilon: float, delta: float = 0.0, *, rho: float | None = None) -> None:
-        """Raise :class:`~dpatlas.errors.BudgetExceededError` if a spend would not fit; spend nothing."""
-        self._admit([*self._store.rows(), self._make(epsilon, delta, rho, "check", "")])  # type: ignore[attr-defined]
+    def check(self, epsilon: float | Cost, delta: float = 0.0, *, rho: float | None = None) -> None:
+        """Raise :class:`~dpatlas.errors.BudgetExceededError` if a spend would not fit; spend nothing.
+
+        Takes a :class:`~dpatlas.core.accounting.cost.Cost`, or ``epsilon, delta[, rho]``.
+        """
+        spend = self._make(as_cost(epsilon, delta, rho), "check", "")
+        self._admit([*self._store.rows(), spend])  # type: ignore[attr-defined]
 
     def spend(
         self,
-        epsilon: float,
+        epsilon: float | Cost,
         delta: float = 0.0,
         *,
         mechanism: str,
@@ -224,9 +251,13 @@ class Budget:
     ) -> Spend:
         """Check and record a spend atomically; raise and record nothing if it does not fit.
 
+        ``epsilon`` is a :class:`~dpatlas.core.accounting.cost.Cost`, or a number with
+        ``delta`` and, for (ε, δ) spends on a zCDP budget, ``rho``; a pure spend
+        (``delta = 0``) is charged ``ρ = ε²/2``. Releases spend through
+        :func:`~dpatlas.core.accounting.charge.open_charge` instead of calling this.
         Returns the recorded spend (with its ``id``); it is also appended to :attr:`made_here`.
         """
-        spend = self._make(epsilon, delta, rho, mechanism, note)
+        spend = self._make(as_cost(epsilon, delta, rho), mechanism, note)
         spend_id = self._store.append_if(spend, self._admit)  # type: ignore[attr-defined]
         spend = replace(spend, id=spend_id)
         self._made.append(spend)

@@ -11,6 +11,7 @@ import math
 import numbers
 from typing import Any
 
+from dpatlas.core.accounting.cost import Cost
 from dpatlas.core.validation import check_positive_int
 
 __all__ = ["advanced_composition", "group_privacy", "pure_to_zcdp", "zcdp_to_approx_dp"]
@@ -77,12 +78,14 @@ def zcdp_to_approx_dp(rho: float, delta: float) -> float:
 def pure_to_zcdp(epsilon: float) -> float:
     """ρ = ε²/2: an ε-DP release is ρ-zCDP (Bun & Steinke 2016, Prop. 1.4).
 
+    The conversion of :class:`~dpatlas.core.accounting.cost.Cost` (rounded up).
+
     Examples
     --------
     >>> pure_to_zcdp(1.0)
     0.5
     """
-    return _nonneg(epsilon, "epsilon") ** 2 / 2
+    return Cost(_nonneg(epsilon, "epsilon")).rho or 0.0  # a pure cost always has its ρ
 
 
 def group_privacy(epsilon: float, delta: float, k: int) -> tuple[float, float]:

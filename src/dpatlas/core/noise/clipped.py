@@ -1,36 +1,54 @@
-"""Sums and means of real values with public clipping bounds.
+"""Sums and means of real values with public clipping bounds, summed exactly.
 
 Neighbours add or remove one record (the default relation), unless a public record count
 ``n`` is given to :func:`clipped_mean`, which fixes the size and so means "replace one record".
 
-Sum (proof). Each value is clipped to the public ``[lower, upper]``; adding or removing one
-record moves the sum by at most ``M = max(|lower|, |upper|)``, so the float-safe Laplace
-mechanism with sensitivity ``M`` is ε-DP. (Bounds taken from the data would leak; they must be
-public, chosen before looking.)
+Exact sums. Summing clipped floats in floating point does not have sensitivity
+``max(|lower|, |upper|)`` (every addition rounds, and one record more changes how the others
+round: Casacuberta et al., CCS 2022). The records are rounded to a public power-of-two grid
+``g`` and summed as integers, exactly (:mod:`dpatlas.core.noise._sampling.exact_sum`, which
+holds the proof): the sum ``U`` in grid units is an integer function of the records.
 
-Mean. Without ``n``: ``ε·split`` buys a noisy clipped sum (sensitivity ``M``) and the rest a
-noisy count (discrete Laplace, sensitivity 1); sequential composition gives ε and the ratio,
+Sum (proof). ``lower`` and ``upper`` round to ``a = round(lower/g)`` and ``b = round(upper/g)``
+and rounding is monotone, so every ``u_i`` lies in ``[a, b]``; adding or removing one record
+moves ``U`` by one ``u_i``, at most ``K = max(|a|, |b|)`` in absolute value. ``U + Z`` with
+``Z`` exact discrete Laplace of scale ``K/ε`` (rounded up to a fraction) is ε-DP (GRS 2009;
+CKS 2020); the float released, ``fl(g·(U + Z))`` saturated at ``±1.797e308``, is
+post-processing. Rounding the records costs accuracy, not privacy: at most ``g/2`` per record
+(``n·M·2**-41`` in all). (Bounds taken from the data would leak; they must be public, chosen
+before looking.)
+
+Mean. Without ``n``: ``ε·split`` buys the noisy exact sum above and the rest a noisy count
+(discrete Laplace, sensitivity 1); sequential composition gives ε (the two parts come from
+:func:`~dpatlas.core.accounting.cost.split`, so their exact sum is at most ε) and the ratio,
 clamped to ``[lower, upper]``, is post-processing. With a public ``n``: replacing one record
-moves the clipped sum by at most ``upper − lower``, so the noisy sum at sensitivity
-``upper − lower`` divided by ``n`` is ε-DP and its noise scale is public.
+moves ``U`` by at most ``b - a`` units, so ``U`` plus discrete Laplace noise of scale
+``(b - a)/ε`` is ε-DP, and ``g·(U + Z)/n`` has a public noise scale.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from fractions import Fraction
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
 from dpatlas.core.accounting.budget import Budget
-from dpatlas.core.noise._sampling.grid import FLOAT_MAX
-from dpatlas.core.noise.discrete_laplace import discrete_laplace, rational_scale
-from dpatlas.core.noise.laplace import laplace, laplace_plan
+from dpatlas.core.accounting.charge import open_charge
+from dpatlas.core.accounting.cost import Cost
+from dpatlas.core.accounting.cost import split as split_parts
+from dpatlas.core.noise._sampling.exact_sum import (
+    exact_units,
+    noisy_units,
+    record_grid,
+    scaled,
+    unit_scale,
+)
+from dpatlas.core.noise.discrete_laplace import discrete_laplace
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike, get_source
-from dpatlas.core.validation import as_float_array, check_epsilon, check_positive_int
+from dpatlas.core.validation import check_epsilon, check_positive_int
 
 __all__ = ["clipped_mean", "clipped_sum"]
 
@@ -54,23 +72,6 @@ def _bounds(lower: Any, upper: Any) -> tuple[float, float]:
     return lo, hi
 
 
-def _clip(values: Any, lower: float, upper: float) -> np.ndarray:
-    x = as_float_array(values).reshape(-1)
-    return np.clip(x, lower, upper)
-
-
-def _sum(x: np.ndarray) -> float:
-    """The float sum of the clipped values, saturated at ``±1.797e308`` instead of overflowing.
-
-    Not refused: whether the sum overflows depends on the number of records (private under
-    add/remove-one) and their values. Saturating ``s ↦ clip(s, ±M)`` never moves two sums
-    further apart, so the sensitivity of the clipped sum still holds for it.
-    """
-    with np.errstate(over="ignore"):
-        total = float(x.sum())
-    return float(np.clip(total, -FLOAT_MAX, FLOAT_MAX))
-
-
 def clipped_sum(
     values: Any,
     *,
@@ -82,13 +83,13 @@ def clipped_sum(
     mechanism: str = "clipped_sum",
     note: str = "",
 ) -> Release:
-    """Private sum of values clipped to public bounds (add/remove one record).
+    """Private sum of values clipped to public bounds (add/remove one record), summed exactly.
 
     Examples
     --------
     >>> rel = clipped_sum([1.5, 2.0, 9.0], lower=0.0, upper=4.0, epsilon=1.0, rng=0)
-    >>> rel.sensitivity, round(rel.scale, 3)
-    (4.0, 4.0)
+    >>> rel.sensitivity, round(rel.scale, 3), rel.noise
+    (4.0, 4.0, 'laplace')
     >>> clipped_sum([1.0], lower=2.0, upper=1.0, epsilon=1.0)
     Traceback (most recent call last):
     ...
@@ -96,17 +97,22 @@ def clipped_sum(
     """
     lo, hi = _bounds(lower, upper)
     eps = check_epsilon(epsilon)
-    total = _sum(_clip(values, lo, hi))
-    rel = laplace(
-        total,
+    g, a, b = record_grid(lo, hi, eps)
+    scale = unit_scale(max(abs(a), abs(b)), eps, g)
+    charge = open_charge(Cost.pure(eps), budget, mechanism=mechanism, note=note, scales=[scale])
+    total, _ = exact_units(values, lo, hi, g)
+    src = get_source(rng)
+    charge.debit()
+    noisy, units_scale = noisy_units(total, scale, src)
+    return charge.release(
+        Release,
+        value=scaled(noisy, g),
         sensitivity=max(abs(lo), abs(hi)),
-        epsilon=eps,
-        rng=rng,
-        budget=budget,
-        mechanism=mechanism,
-        note=note,
+        scale=g * units_scale,
+        noise="laplace",
+        seeded=src.seeded,
+        metadata={"grid": g, "bounds": [lo, hi]},
     )
-    return dataclasses.replace(rel, metadata={**rel.metadata, "bounds": [lo, hi]})
 
 
 def clipped_mean(
@@ -158,60 +164,62 @@ def clipped_mean(
     """
     lo, hi = _bounds(lower, upper)
     eps = check_epsilon(epsilon)
-    x = _clip(values, lo, hi)
     if n is not None:
         n = check_positive_int(n, "n")
-        if n != x.size:
-            raise ValueError(
-                f"n must equal the number of values when given, got n={n}, {x.size} values"
-            )
         if not math.isfinite(hi - lo):
             raise ValueError(
                 f"upper - lower must be a finite float (the sensitivity with n), got "
                 f"lower={lo!r}, upper={hi!r}; use narrower bounds"
             )
-        rel = laplace(
-            _sum(x),
+        g, a, b = record_grid(lo, hi, eps)
+        scale = unit_scale(b - a, eps, g)
+        charge = open_charge(Cost.pure(eps), budget, mechanism=mechanism, note=note, scales=[scale])
+        total, size = exact_units(values, lo, hi, g)
+        if n != size:
+            raise ValueError(
+                f"n must equal the number of values when given, got n={n}, {size} values"
+            )
+        src = get_source(rng)
+        charge.debit()
+        noisy, units_scale = noisy_units(total, scale, src)
+        return charge.release(
+            Release,
+            value=float(np.clip(scaled(noisy, g) / n, lo, hi)),
             sensitivity=hi - lo,
-            epsilon=eps,
-            rng=rng,
-            budget=budget,
-            mechanism=mechanism,
-            note=note,
+            scale=g * units_scale / n,
+            noise="laplace",
+            seeded=src.seeded,
+            metadata={"grid": g, "bounds": [lo, hi], "n": n, "neighbours": "replace one"},
         )
-        meta = {**rel.metadata, "bounds": [lo, hi], "n": n, "neighbours": "replace one"}
-        value = float(np.clip(rel.value / n, lo, hi))
-        scale = cast(float, rel.scale) / n
-        return dataclasses.replace(rel, value=value, scale=scale, metadata=meta)
     if not (isinstance(split, float) and 0.0 < split < 1.0):
         raise ValueError(f"split must be a float in (0, 1), got {split!r}")
+    eps_sum, eps_count = split_parts(eps, [split, 1.0 - split])
+    g, a, b = record_grid(lo, hi, eps_sum)
+    sum_scale = unit_scale(max(abs(a), abs(b)), eps_sum, g)
+    count_scale = Fraction(1) / Fraction(eps_count)
+    cost = Cost.pure(eps_sum) + Cost.pure(eps_count)
+    charge = open_charge(
+        cost, budget, mechanism=mechanism, note=note, scales=[sum_scale, count_scale]
+    )
+    total, size = exact_units(values, lo, hi, g)
     src = get_source(rng)
-    eps_sum = eps * split
-    eps_count = math.nextafter(eps - eps_sum, 0.0)  # so that eps_sum + eps_count <= eps exactly
-    total_sum = _sum(x)
-    laplace_plan(total_sum, max(abs(lo), abs(hi)), eps_sum)  # refusals before the spend
-    rational_scale(Fraction(1) / Fraction(eps_count))
-    if budget is not None:
-        budget.spend(eps, 0.0, mechanism=mechanism, note=note)
-    total = laplace(total_sum, sensitivity=max(abs(lo), abs(hi)), epsilon=eps_sum, rng=src)
-    count = discrete_laplace(x.size, sensitivity=1, epsilon=eps_count, rng=src)
-    value = float(np.clip(total.value / max(count.value, 1), lo, hi))
-    return Release(
-        value=value,
-        epsilon=eps,
-        delta=0.0,
-        mechanism=mechanism,
+    charge.debit()
+    noisy, units_scale = noisy_units(total, sum_scale, src)
+    count = discrete_laplace(size, sensitivity=1, epsilon=eps_count, rng=src)
+    noisy_sum = scaled(noisy, g)
+    return charge.release(
+        Release,
+        value=float(np.clip(noisy_sum / max(count.value, 1), lo, hi)),
         sensitivity=None,
         scale=None,
         noise=None,
         seeded=src.seeded,
-        rho=eps**2 / 2,
         metadata={
             "bounds": [lo, hi],
             "split": split,
-            "noisy_sum": total.value,
+            "noisy_sum": noisy_sum,
             "noisy_count": count.value,
-            "sum_scale": total.scale,
+            "sum_scale": g * units_scale,
             "count_scale": count.scale,
             "neighbours": "add/remove one",
         },

@@ -30,6 +30,8 @@ from fractions import Fraction
 from typing import Any
 
 from dpatlas.core.accounting.budget import Budget
+from dpatlas.core.accounting.charge import open_charge
+from dpatlas.core.accounting.cost import Cost
 from dpatlas.core.noise._sampling.dlap import rational_scale, sample_discrete_laplace
 from dpatlas.core.release import Release, register_noise
 from dpatlas.core.rng import RngLike, get_source
@@ -38,6 +40,7 @@ from dpatlas.core.validation import as_int_array, check_epsilon, check_sensitivi
 __all__ = [
     "check_scales",
     "discrete_laplace",
+    "discrete_laplace_cost",
     "rational_scale",
     "sample_discrete_laplace",
     "upper_tail_bound",
@@ -102,6 +105,21 @@ def _variance(scale: float) -> float:
 register_noise("discrete_laplace", halfwidth=_halfwidth, variance=_variance)
 
 
+def discrete_laplace_cost(sensitivity: float, epsilon: float) -> Cost:
+    """Privacy map: discrete Laplace noise of scale ``>= sensitivity/ε`` is pure ε-DP.
+
+    The noise scale is ``sensitivity/ε`` rounded *up* to a fraction (:func:`rational_scale`),
+    which can only lower the loss, so the release costs ``Cost.pure(ε)`` (module docstring).
+
+    Examples
+    --------
+    >>> discrete_laplace_cost(1, 0.5)
+    Cost(epsilon=0.5, delta=0.0, rho=0.125)
+    """
+    check_sensitivity(sensitivity)
+    return Cost.pure(epsilon)
+
+
 def discrete_laplace(
     values: Any,
     *,
@@ -153,22 +171,22 @@ def discrete_laplace(
     ...
     dpatlas.errors.BudgetExceededError: privacy budget exceeded: requested epsilon=0.5, ...
     """
-    x = as_int_array(values, saturate=VALUE_LIMIT)
     delta_f = check_sensitivity(sensitivity)
     eps = check_epsilon(epsilon)
+    scale = Fraction(delta_f) / Fraction(eps)
+    charge = open_charge(
+        discrete_laplace_cost(delta_f, eps), budget, mechanism=mechanism, note=note, scales=[scale]
+    )
+    x = as_int_array(values, saturate=VALUE_LIMIT)
     src = get_source(rng)
-    t, s = rational_scale(Fraction(delta_f) / Fraction(eps))
-    if budget is not None:
-        budget.spend(eps, 0.0, mechanism=mechanism, note=note)
+    t, s = rational_scale(scale)
+    charge.debit()
     noisy = x + sample_discrete_laplace(src, x.size, (t, s)).reshape(x.shape)
-    return Release(
+    return charge.release(
+        Release,
         value=int(noisy) if noisy.ndim == 0 else noisy,
-        epsilon=eps,
-        delta=0.0,
-        mechanism=mechanism,
         sensitivity=delta_f,
         scale=t / s,
         noise="discrete_laplace",
         seeded=src.seeded,
-        rho=eps**2 / 2,
     )

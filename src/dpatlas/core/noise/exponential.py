@@ -37,6 +37,8 @@ from typing import Any
 import numpy as np
 
 from dpatlas.core.accounting.budget import Budget
+from dpatlas.core.accounting.charge import open_charge
+from dpatlas.core.accounting.cost import Cost
 from dpatlas.core.noise._sampling.bernoulli import bernoulli_exp_neg
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RandomSource, RngLike, get_source
@@ -45,14 +47,20 @@ from dpatlas.core.validation import as_float_array, check_epsilon, check_sensiti
 __all__ = ["exponential", "report_noisy_max"]
 
 
-def _gammas(
-    u: np.ndarray, eps: float, delta_u: float, monotonic: bool
-) -> tuple[np.ndarray, Callable[[int], Fraction]]:
+def _factor(eps: float, delta_u: float, monotonic: bool) -> float:
+    """``c ε / Δ``, refused (before anything is read) outside ``[2**-500, 2**500]``."""
     factor = eps / (delta_u if monotonic else 2 * delta_u)
     if not 2.0**-500 <= factor <= 2.0**500:
         raise ValueError(
             f"epsilon / sensitivity must be within [2**-500, 2**500], got {factor:.3g}"
         )
+    return factor
+
+
+def _gammas(
+    u: np.ndarray, eps: float, delta_u: float, monotonic: bool
+) -> tuple[np.ndarray, Callable[[int], Fraction]]:
+    factor = _factor(eps, delta_u, monotonic)
     top = u.max()
     with np.errstate(over="ignore"):  # gamma > 1.7e308 becomes inf: P < exp(-1e308), taken as 0
         est = (top - u) * factor
@@ -98,6 +106,9 @@ def _select(
     mechanism: str,
     note: str,
 ) -> Release:
+    delta_u, eps = check_sensitivity(sensitivity), check_epsilon(epsilon)
+    _factor(eps, delta_u, monotonic)
+    charge = open_charge(Cost.pure(eps), budget, mechanism=mechanism, note=note)
     u = as_float_array(scores, "scores")
     if u.ndim != 1:
         raise ValueError(f"scores must be one-dimensional, got shape {u.shape}")
@@ -107,23 +118,18 @@ def _select(
         raise ValueError(
             f"candidates and scores must have the same length, got {len(candidates)} and {u.size}"
         )
-    delta_u, eps = check_sensitivity(sensitivity), check_epsilon(epsilon)
     est, exact = _gammas(u, eps, delta_u, monotonic)
     src = get_source(rng)
-    if budget is not None:
-        budget.spend(eps, 0.0, mechanism=mechanism, note=note)
+    charge.debit()
     index = int(sampler(src, est, exact)[0])
     value = index if candidates is None else candidates[index]
-    return Release(
+    return charge.release(
+        Release,
         value=value,
-        epsilon=eps,
-        delta=0.0,
-        mechanism=mechanism,
         sensitivity=delta_u,
         scale=None,
         noise=None,
         seeded=src.seeded,
-        rho=eps**2 / 2,
         metadata={"index": index, "monotonic": monotonic, "candidates": int(u.size)},
     )
 

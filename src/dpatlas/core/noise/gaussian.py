@@ -41,113 +41,40 @@ and Peikert 2010, Thm. 3.1.)
 from __future__ import annotations
 
 import math
-import numbers
-import sys
-from typing import Any
+from typing import Any, NamedTuple
 
 from dpatlas.core.accounting.budget import Budget
+from dpatlas.core.accounting.charge import open_charge
+from dpatlas.core.accounting.cost import Cost
 from dpatlas.core.noise._sampling.dgauss import sample_discrete_gaussian
-from dpatlas.core.noise._sampling.gauss_profile import log_profile, solve_ratio
 from dpatlas.core.noise._sampling.grid import changed_count, from_grid, grid_step, to_grid
+from dpatlas.core.noise.gaussian_sigma import (
+    _positive_delta,
+    analytic_gaussian_sigma,
+    classic_gaussian_sigma,
+    gaussian_delta,
+)
 from dpatlas.core.release import Release, register_noise
 from dpatlas.core.rng import RngLike, get_source
-from dpatlas.core.validation import as_float_array, check_delta, check_epsilon, check_sensitivity
+from dpatlas.core.validation import (
+    as_float_array,
+    check_delta,
+    check_epsilon,
+    check_sensitivity,
+    value_count,
+)
 
-__all__ = ["analytic_gaussian_sigma", "classic_gaussian_sigma", "gaussian", "gaussian_delta"]
+__all__ = [
+    "GaussianPlan",
+    "analytic_gaussian_sigma",
+    "classic_gaussian_sigma",
+    "gaussian",
+    "gaussian_delta",
+    "gaussian_plan",
+]
 
 _T2 = 16
 _ETA = 2 * math.exp(-2 * math.pi**2 * _T2) / (1 - math.exp(-2 * math.pi**2 * _T2))
-
-
-def gaussian_delta(sigma: float, sensitivity: float, epsilon: float) -> float:
-    """Privacy profile: the exact δ(ε) of Gaussian noise σ on L2 sensitivity Δ (Balle & Wang 2018).
-
-    Accurate to a relative ~3e-11 for ``0 <= ε <= 1e6`` wherever δ >= 1e-300 (smaller values are
-    still returned, with a relative accuracy that degrades once ``Δ/σ`` leaves the normal floats;
-    a ratio below 2**-1022 is evaluated at 2**-1022, which overstates δ).
-
-    Examples
-    --------
-    >>> round(gaussian_delta(3.730631634944469, 1.0, 1.0), 12)
-    1e-05
-    >>> f"{gaussian_delta(0.5 / 2.5e-96, 0.5, 7.04e-97):.9g}"  # Φ(a) − e^ε Φ(b) gives noise here
-    '6.84640876e-97'
-    """
-    s, d = check_epsilon(sigma, "sigma", maximum=math.inf), check_sensitivity(sensitivity)
-    return math.exp(log_profile(max(d / s, sys.float_info.min), _profile_epsilon(epsilon)))
-
-
-def _profile_epsilon(epsilon: float) -> float:
-    zero = isinstance(epsilon, numbers.Real) and not isinstance(epsilon, bool) and epsilon == 0
-    return 0.0 if zero else check_epsilon(epsilon)
-
-
-def classic_gaussian_sigma(sensitivity: float, epsilon: float, delta: float) -> float:
-    """σ = Δ sqrt(2 ln(1.25/δ)) / ε (Dwork & Roth 2014, Thm. A.1; needs ε < 1, δ > 0).
-
-    Examples
-    --------
-    >>> round(classic_gaussian_sigma(1.0, 0.5, 1e-5), 4)
-    9.6896
-    >>> classic_gaussian_sigma(1.0, 2.0, 1e-5)
-    Traceback (most recent call last):
-    ...
-    ValueError: method='classic' needs epsilon < 1 (Dwork & Roth 2014, Thm. A.1), got 2.0; use method='analytic'
-    """
-    eps, d = check_epsilon(epsilon), _positive_delta(delta)
-    if eps >= 1:
-        raise ValueError(
-            f"method='classic' needs epsilon < 1 (Dwork & Roth 2014, Thm. A.1), got {eps!r}; "
-            "use method='analytic'"
-        )
-    return check_sensitivity(sensitivity) * math.sqrt(2 * math.log(1.25 / d)) / eps * (1 + 2**-40)
-
-
-def analytic_gaussian_sigma(sensitivity: float, epsilon: float, delta: float) -> float:
-    """The smallest σ whose exact privacy profile gives (ε, δ) (Balle & Wang 2018, Alg. 1).
-
-    The computed profile at the returned σ is at most ``δ (1 − 1e-9)``; its relative error is
-    below ~3e-11 (:mod:`dpatlas.core.noise._sampling.gauss_profile`), so the true δ(σ) is at most δ, and σ is
-    within ~1e-9 of the optimum in δ. Refused: ``δ < 1e-300``, and a σ outside the normal floats.
-
-    Examples
-    --------
-    >>> round(analytic_gaussian_sigma(1.0, 1.0, 1e-5), 6)
-    3.730632
-    >>> f"{analytic_gaussian_sigma(0.5, 7.04e-97, 7.04e-97):.6g}"  # a slow-fuzz find
-    '1.96044e+95'
-    >>> analytic_gaussian_sigma(1e10, 1e-300, 1e-300)
-    Traceback (most recent call last):
-    ...
-    ValueError: sensitivity=10000000000.0 with epsilon=1e-300 and delta=1e-300 needs sigma = inf, ...
-    """
-    d, eps, dlt = check_sensitivity(sensitivity), check_epsilon(epsilon), _positive_delta(delta)
-    if dlt < 1e-300:
-        raise ValueError(
-            f"delta={dlt!r} is below 1e-300, beyond what the analytic calibration resolves in "
-            f"double precision (epsilon={eps!r}); use delta >= 1e-300"
-        )
-    log_target = math.log(dlt) + math.log1p(-1e-9)
-    sigma, step = d / solve_ratio(eps, log_target), 2.0**-50
-    while True:
-        if not sys.float_info.min <= sigma < math.inf:
-            raise ValueError(
-                f"sensitivity={d!r} with epsilon={eps!r} and delta={dlt!r} needs sigma = "
-                f"{sigma:.6g}, beyond the floating-point range; rescale the values so that the "
-                "sensitivity is near 1, or use a larger epsilon or delta"
-            )
-        if log_profile(d / sigma, eps) <= log_target:
-            return sigma
-        sigma, step = max(sigma * (1 + step), math.nextafter(sigma, math.inf)), 2 * step
-
-
-def _positive_delta(delta: float) -> float:
-    d = check_delta(delta)
-    if d == 0:
-        raise ValueError(
-            "delta must be > 0 for the Gaussian mechanism, got 0.0; use laplace() for pure DP"
-        )
-    return d
 
 
 def _halfwidth(scale: float, level: float) -> float:
@@ -189,8 +116,8 @@ def gaussian(
         ``None`` (default) for secure noise; a seed makes the noise reproducible, which is for
         tests and teaching only and is recorded as ``seeded=True``.
     budget : Budget, optional
-        Debited by (ε, δ) with ``rho`` before any noise is drawn (``accounting="zcdp"`` budgets
-        add ``rho``); an overspend raises :class:`~dpatlas.errors.BudgetExceededError`.
+        Debited by the cost of :func:`gaussian_plan` (ε, δ and ``rho``) before any noise is
+        drawn; an overspend raises :class:`~dpatlas.errors.BudgetExceededError`.
     resolution : float, optional
         Output grid step (rounded down to a power of two, at most ``σ · 2**-16``).
     max_changed : int, optional
@@ -202,7 +129,6 @@ def gaussian(
     -------
     Release
         ``scale`` is the noise standard deviation σ; ``rho`` the zCDP cost.
-
     Examples
     --------
     >>> rel = gaussian([1.0, 2.0], sensitivity=1.0, epsilon=1.0, delta=1e-5, rng=0)
@@ -211,27 +137,77 @@ def gaussian(
     >>> round(rel.rho, 4)  # 1 / (2 σ²)
     0.0359
     """
+    plan = gaussian_plan(
+        value_count(values), sensitivity, epsilon, delta, method, resolution, max_changed
+    )
+    charge = open_charge(plan.cost, budget, mechanism=mechanism, note=note)
     x = as_float_array(values)
+    units = to_grid(x, plan.grid)
+    src = get_source(rng)
+    charge.debit()
+    noise = sample_discrete_gaussian(src, x.size, plan.sigma2).reshape(x.shape)
+    noisy = from_grid(x, units, noise, plan.grid)
+    return charge.release(
+        Release,
+        value=float(noisy) if noisy.ndim == 0 else noisy,
+        sensitivity=check_sensitivity(sensitivity),
+        scale=math.sqrt(plan.sigma2) * plan.grid,
+        noise="gaussian",
+        seeded=src.seeded,
+        metadata={"grid": plan.grid, "method": method, "max_changed": plan.changed},
+    )
+
+
+class GaussianPlan(NamedTuple):
+    """The public side of a Gaussian release: its cost, grid step, lattice variance and ``c``."""
+
+    cost: Cost
+    grid: float
+    sigma2: int
+    changed: int
+
+
+def gaussian_plan(
+    size: int,
+    sensitivity: float,
+    epsilon: float,
+    delta: float,
+    method: str = "analytic",
+    resolution: float | None = None,
+    max_changed: int | None = None,
+) -> GaussianPlan:
+    """Privacy map and noise of a release of ``size`` values (module docstring), from public values.
+
+    Every refusal of :func:`gaussian` that concerns the noise is raised here, before the
+    budget is checked and before the values are read. The cost is (ε, δ) with the zCDP cost
+    ``ρ = (Δ'/g)² / (2σ_g²)`` of the lattice noise actually drawn.
+
+    Examples
+    --------
+    >>> plan = gaussian_plan(1, 1.0, 1.0, 1e-5)
+    >>> plan.cost.epsilon, plan.cost.delta, round(plan.cost.rho, 4)
+    (1.0, 1e-05, 0.0359)
+    """
     delta_f, eps, dlt = check_sensitivity(sensitivity), check_epsilon(epsilon), check_delta(delta)
     if method not in ("analytic", "classic"):
         raise ValueError(f"method must be 'analytic' or 'classic', got {method!r}")
     calibrate = analytic_gaussian_sigma if method == "analytic" else classic_gaussian_sigma
     _positive_delta(dlt)
-    slack = (1 + math.exp(min(eps, 700.0))) * max(x.size, 1) * _ETA / (1 - _ETA)
+    slack = (1 + math.exp(min(eps, 700.0))) * max(size, 1) * _ETA / (1 - _ETA)
     if slack >= dlt * 1e-6:
-        per_value = max(x.size, 1) * _ETA / (1 - _ETA)
+        per_value = max(size, 1) * _ETA / (1 - _ETA)
         fix = (
             f"use delta >= {slack * 1e6:.3g}"
             if slack * 1e6 < 1
-            else f"no delta < 1 can; use epsilon <= {math.log(dlt * 1e-6 / per_value - 1):.4g}"
-            if dlt * 1e-6 > 2 * per_value
             else "use a larger delta or fewer values"
         )
+        if slack * 1e6 >= 1 and dlt * 1e-6 > 2 * per_value:
+            fix = f"no delta < 1 can; use epsilon <= {math.log(dlt * 1e-6 / per_value - 1):.4g}"
         raise ValueError(
             f"delta={dlt!r} is too small to absorb the discrete-noise slack {slack:.3g} "
             f"(it grows like e^epsilon, epsilon={eps!r}); {fix}"
         )
-    c = changed_count(max_changed, x.size)
+    c = changed_count(max_changed, size)
     sigma0 = calibrate(delta_f, eps, dlt - slack)
     finest = max(sigma0 * 2.0**-20 / math.sqrt(c), sigma0 * 2.0**-26)
     g = grid_step(sigma0, finest, sigma0 * 2.0**-16, resolution)
@@ -245,20 +221,4 @@ def gaussian(
         )
     sigma2 = math.ceil(units2) + _T2
     rho = (delta_grid / g) ** 2 / (2 * sigma2)
-    units = to_grid(x, g)
-    src = get_source(rng)
-    if budget is not None:
-        budget.spend(eps, dlt, mechanism=mechanism, note=note, rho=rho)
-    noisy = from_grid(x, units, sample_discrete_gaussian(src, x.size, sigma2).reshape(x.shape), g)
-    return Release(
-        value=float(noisy) if noisy.ndim == 0 else noisy,
-        epsilon=eps,
-        delta=dlt,
-        mechanism=mechanism,
-        sensitivity=delta_f,
-        scale=math.sqrt(sigma2) * g,
-        noise="gaussian",
-        seeded=src.seeded,
-        rho=rho,
-        metadata={"grid": g, "method": method, "max_changed": c},
-    )
+    return GaussianPlan(Cost.zcdp(eps, dlt, rho), g, sigma2, c)

@@ -25,27 +25,30 @@ Sampling is exact (integers only, no floating-point ``exp``/``log`` on the path)
 ``ε' = 2/b <= ε``, equal to ε when ``2/ε`` is a small fraction such as 2 or 4), put
 ``M_r = max(1, N_r)`` (non-decreasing) and ``ΔM_r = M_r - M_{r-1} >= 0``. Since
 ``Σ_r M_r q^r = Σ_k ΔM_k q^k / (1 - q)``, a rung with ``P(r) ∝ M_r q^r`` is ``k + G`` where
-``P(k) ∝ ΔM_k q^k`` (a geometric proposal accepted when ``below(max ΔM) < ΔM_k``) and ``G`` is
+``P(k) ∝ ΔM_k q^k`` and ``G`` is
 geometric with ratio ``q``; the rung is then kept when it is not empty (``N_r = M_r`` or 0), so
-``P(r) ∝ N_r q^r``. Geometric draws come from the core's exact discrete Laplace ``Z`` as
-``Z`` if ``Z >= 0`` else ``-Z - 1``. Inside rung ``r`` the offset is ``u_{r-1} + 1 + U`` with
-``U`` uniform on ``[0, I_{r-1})`` (forgetting ``u_{r-1}`` is not DP), then a fair sign.
-Each proposal for ``k`` is kept with probability ``(1 - q) Σ ΔM_k q^k / max ΔM``, about
-``q (1 - q)`` for ladders that grow by at most 1 per rung (``LS(t)`` and ``U(t)`` do); a ladder
-that jumps late only slows sampling. Running time depends on the (private) ladder: timing is
-not hidden.
+``P(r) ∝ N_r q^r``. ``k`` is drawn by exact rejection in fixed-size batches
+(:mod:`dpatlas.core.noise._sampling.rungs`: a geometric proposal accepted when
+``below(max ΔM) < ΔM_k``, or, when a large early step makes that slow, blocks chosen by exact
+inversion), so the memory a release needs never depends on the ladder. Geometric draws come
+from the core's exact discrete Laplace ``Z`` as ``Z`` if ``Z >= 0`` else ``-Z - 1``. Inside
+rung ``r`` the offset is ``u_{r-1} + 1 + U`` with ``U`` uniform on ``[0, I_{r-1})``
+(forgetting ``u_{r-1}`` is not DP), then a fair sign. Running time depends on the (private)
+ladder: timing is not hidden.
 """
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from dpatlas.core.accounting.budget import Budget
-from dpatlas.core.noise.discrete_laplace import rational_scale, sample_discrete_laplace
+from dpatlas.core.accounting.charge import Charge, open_charge
+from dpatlas.core.accounting.cost import Cost
+from dpatlas.core.noise._sampling.rungs import sample_rungs, steps_of
+from dpatlas.core.noise.discrete_laplace import rational_scale
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RandomSource, RngLike, get_source
 from dpatlas.core.validation import as_int_array, check_epsilon, check_positive_int
@@ -54,6 +57,7 @@ __all__ = [
     "check_ladder",
     "check_value",
     "clamp_release",
+    "ladder_cost",
     "ladder_mechanism",
     "noisy_release",
     "rung_sizes",
@@ -119,11 +123,6 @@ def step_scale(epsilon: float) -> tuple[int, int]:
     return rational_scale(Fraction(2) / Fraction(check_epsilon(epsilon)))
 
 
-def _geometric(src: RandomSource, size: int, ts: tuple[int, int]) -> np.ndarray:
-    z = sample_discrete_laplace(src, size, ts)
-    return np.where(z >= 0, z, -z - 1)
-
-
 def rung_sizes(lad: np.ndarray, gs: int, r: np.ndarray) -> np.ndarray:
     """``I_{r-1}``: the outputs on each side of rung ``r`` (0 for ``r = 0``; ``GS`` after the array)."""
     idx = np.asarray(r, dtype=np.int64) - 1
@@ -161,7 +160,7 @@ def sample_ladder_rungs(
     >>> from dpatlas.core.rng import get_source
     >>> r = sample_ladder_rungs(get_source(0), [1, 2, 2], 2.0, 100_000)
     >>> round(float((r == 0).mean()), 2)  # exact: 0.3858
-    0.38
+    0.39
     """
     lad, gs = check_ladder(ladder, global_sensitivity)
     return _rungs(source, lad, gs, step_scale(epsilon), check_positive_int(size, "size", minimum=0))
@@ -170,24 +169,13 @@ def sample_ladder_rungs(
 def _rungs(
     source: RandomSource, lad: np.ndarray, gs: int, ts: tuple[int, int], n: int
 ) -> np.ndarray:
-    out = np.zeros(n, dtype=np.int64)
     if gs == 0:
-        return out
-    steps = np.diff(np.concatenate([[0, 1], np.maximum(1, 2 * np.append(lad, gs))]))
-    top = int(steps.max())
-    q = math.exp(-ts[1] / ts[0])
-    head = np.arange(min(steps.size, math.ceil(700 * ts[0] / ts[1])))  # no subnormals: slow
-    rate = float(np.sum(steps[: head.size] * q**head)) * (1 - q) / top
-    filled = 0
-    while filled < n:
-        k = _geometric(source, int((n - filled) / rate * 1.1) + 16, ts)
-        k = k[k < steps.size]
-        k = k[source.below(top, size=k.size) < steps[k].astype(np.uint64)]
-        r = k + _geometric(source, k.size, ts)
-        r = r[(r == 0) | (rung_sizes(lad, gs, r) > 0)][: n - filled]
-        out[filled : filled + r.size] = r
-        filled += r.size
-    return out
+        return np.zeros(n, dtype=np.int64)
+
+    def keep(r: np.ndarray) -> np.ndarray:
+        return (r == 0) | (rung_sizes(lad, gs, r) > 0)
+
+    return sample_rungs(source, steps_of(lad, gs), ts, n, keep)
 
 
 def _place(source: RandomSource, lad: np.ndarray, gs: int, rungs: np.ndarray) -> np.ndarray:
@@ -232,44 +220,56 @@ def ladder_mechanism(
     >>> abs(rel.value - 100) < 40
     True
     """
-    x = check_value(value)
-    lad, gs = check_ladder(ladder, global_sensitivity)
     eps = check_epsilon(epsilon)
     count = 1 if size is None else check_positive_int(size, "size")
+    charge = open_charge(
+        ladder_cost(eps, count),
+        budget,
+        mechanism=mechanism,
+        note=note,
+        scales=[Fraction(2) / Fraction(eps)],  # the rung weights' scale (step_scale)
+    )
+    x = check_value(value)
+    lad, gs = check_ladder(ladder, global_sensitivity)
     src = get_source(rng)
-    steps = step_scale(eps)  # may refuse: before the spend
-    if budget is not None:
-        budget.spend(eps * count, 0.0, mechanism=mechanism, note=note)
-    noise = _place(src, lad, gs, _rungs(src, lad, gs, steps, count))
-    return noisy_release(x, noise, size, src.seeded, eps, 0.0, mechanism, "ladder", metadata)
+    charge.debit()
+    noise = _place(src, lad, gs, _rungs(src, lad, gs, step_scale(eps), count))
+    return noisy_release(charge, x, noise, size, src.seeded, "ladder", metadata)
+
+
+def ladder_cost(epsilon: float, size: int = 1) -> Cost:
+    """Privacy map: ``size`` independent ladder releases at ε cost ``size·ε`` (pure).
+
+    Each draw is ε-DP (module docstring; the sampler runs at ``ε' = 2s/t <= ε``), and ``size``
+    independent draws compose to ``size·ε`` with zCDP cost ``size·ε²/2``.
+
+    Examples
+    --------
+    >>> ladder_cost(0.5, 4)
+    Cost(epsilon=2.0, delta=0.0, rho=0.5)
+    """
+    return Cost.pure(epsilon) * check_positive_int(size, "size")
 
 
 def noisy_release(
+    charge: Charge,
     value: int,
     noise: np.ndarray,
     size: int | None,
     seeded: bool,
-    epsilon: float,
-    delta: float,
-    mechanism: str,
     noise_name: str,
     metadata: dict[str, Any] | None,
 ) -> Release:
     """The Release of ``clamp_release(value, noise)`` for a data-dependent scale (``scale=None``).
 
-    ``epsilon`` and ``delta`` are per draw and multiplied by the number of draws; ``rho`` is
-    ``ε²/2`` per draw for pure releases (Bun–Steinke 2016, Prop. 1.4), None otherwise.
+    Its ε, δ and ρ are those of the debited ``charge`` (all ``noise.size`` draws together).
     """
-    count = noise.size
-    return Release(
+    return charge.release(
+        Release,
         value=int(clamp_release(value, noise)[0]) if size is None else clamp_release(value, noise),
-        epsilon=epsilon * count,
-        delta=delta * count,
-        mechanism=mechanism,
         sensitivity=None,
         scale=None,
         noise=noise_name,
         seeded=seeded,
-        rho=count * epsilon**2 / 2 if delta == 0 else None,
         metadata=dict(metadata or {}),
     )

@@ -36,12 +36,12 @@ import math
 from fractions import Fraction
 from typing import Any
 
-import numpy as np
-
 from dpatlas.core.accounting.budget import Budget
+from dpatlas.core.accounting.charge import open_charge
+from dpatlas.core.accounting.cost import Cost
 from dpatlas.core.noise._sampling.grid import (
-    FLOAT_MAX,
     changed_count,
+    check_float_range,
     from_grid,
     grid_step,
     to_grid,
@@ -49,9 +49,9 @@ from dpatlas.core.noise._sampling.grid import (
 from dpatlas.core.noise.discrete_laplace import rational_scale, sample_discrete_laplace
 from dpatlas.core.release import Release, register_noise
 from dpatlas.core.rng import RngLike, get_source
-from dpatlas.core.validation import as_float_array, check_epsilon, check_sensitivity
+from dpatlas.core.validation import as_float_array, check_epsilon, check_sensitivity, value_count
 
-__all__ = ["laplace", "laplace_epsilon", "laplace_plan"]
+__all__ = ["laplace", "laplace_epsilon", "laplace_grid"]
 
 
 def laplace_epsilon(sensitivity: float, scale: float) -> float:
@@ -76,47 +76,35 @@ register_noise(
 )
 
 
-def _check_float_range(scale: float, nominal: float) -> None:
-    """Refuse, before any spend, a noise scale within 4096 scales of the largest float.
-
-    Reads public values only (the scale ``sensitivity / epsilon`` and the grid); values near
-    the largest float are not refused (that would depend on the data): their release
-    saturates at ``±1.797e308`` (post-processing).
-    """
-    if 4096 * scale > FLOAT_MAX:
-        raise ValueError(
-            f"noise of scale sensitivity / epsilon = {nominal:.3g} could exceed the largest "
-            f"float {FLOAT_MAX:.3g}; rescale the values (e.g. to other units) or use a larger "
-            "epsilon"
-        )
-
-
-def laplace_plan(
-    values: Any,
+def laplace_grid(
+    size: int,
     sensitivity: float,
     epsilon: float,
     resolution: float | None = None,
     max_changed: int | None = None,
-) -> tuple[np.ndarray, float, tuple[int, int], int]:
-    """Grid units, step ``g``, rational noise scale ``(t, s)`` (in units) and ``c`` of a release.
+) -> tuple[float, Fraction, int]:
+    """Grid step ``g``, exact noise scale in grid units and ``c`` of a release of ``size`` values.
 
-    Every refusal of :func:`laplace` is raised here, so callers that spend first (e.g.
-    :func:`~dpatlas.core.noise.clipped.clipped_mean`) can call it before their debit. Each
-    depends on public values only (the sensitivity, ε, ``resolution``, ``max_changed``, the
-    shape) and on the type of ``values`` (NaN and infinities are no answer), never on their
-    magnitude.
+    Every refusal of :func:`laplace` that concerns the noise is raised here, from public values
+    only (the number of values, the sensitivity, ε, ``resolution``, ``max_changed``), so it
+    comes before the budget is checked and before the values are read.
+
+    Examples
+    --------
+    >>> g, units, c = laplace_grid(1, 1.0, 0.5)
+    >>> g, c, float(units) > 2**20
+    (1.9073486328125e-06, 1, True)
     """
-    x = as_float_array(values)
     delta_f = check_sensitivity(sensitivity)
     eps = check_epsilon(epsilon)
-    c = changed_count(max_changed, x.size)
+    c = changed_count(max_changed, size)
     scale = delta_f / eps
     finest = max(scale * 2.0**-20 / c, scale * 2.0**-32)
     g = grid_step(scale, finest, scale * 2.0**-10, resolution)
-    units = to_grid(x, g)
-    t, s = rational_scale((Fraction(delta_f) + c * Fraction(g)) / (Fraction(eps) * Fraction(g)))
-    _check_float_range(g * (t / s), scale)
-    return units, g, (t, s), c
+    units = (Fraction(delta_f) + c * Fraction(g)) / (Fraction(eps) * Fraction(g))
+    t, s = rational_scale(units)
+    check_float_range(g * (t / s), scale)
+    return g, units, c
 
 
 def laplace(
@@ -173,22 +161,22 @@ def laplace(
     ...
     ValueError: values must be finite, got nan at index (1,); drop or impute it first
     """
-    units, g, (t, s), c = laplace_plan(values, sensitivity, epsilon, resolution, max_changed)
     delta_f, eps = check_sensitivity(sensitivity), check_epsilon(epsilon)
+    g, units, c = laplace_grid(value_count(values), delta_f, eps, resolution, max_changed)
+    charge = open_charge(Cost.pure(eps), budget, mechanism=mechanism, note=note, scales=[units])
+    x = as_float_array(values)
+    grid = to_grid(x, g)
+    t, s = rational_scale(units)
     src = get_source(rng)
-    if budget is not None:
-        budget.spend(eps, 0.0, mechanism=mechanism, note=note)
-    noise = sample_discrete_laplace(src, units.size, (t, s)).reshape(units.shape)
-    noisy = from_grid(as_float_array(values), units, noise, g)
-    return Release(
+    charge.debit()
+    noise = sample_discrete_laplace(src, grid.size, (t, s)).reshape(grid.shape)
+    noisy = from_grid(x, grid, noise, g)
+    return charge.release(
+        Release,
         value=float(noisy) if noisy.ndim == 0 else noisy,
-        epsilon=eps,
-        delta=0.0,
-        mechanism=mechanism,
         sensitivity=delta_f,
         scale=g * (t / s),  # g * t alone may overflow
         noise="laplace",
         seeded=src.seeded,
-        rho=eps**2 / 2,
         metadata={"grid": g, "max_changed": c},
     )

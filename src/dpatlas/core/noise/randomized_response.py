@@ -27,6 +27,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from dpatlas.core.accounting.budget import Budget
+from dpatlas.core.accounting.charge import open_charge
+from dpatlas.core.accounting.cost import Cost
 from dpatlas.core.noise._sampling.inversion import build_inversion, exp_bounds, sample_index
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike, get_source
@@ -148,10 +150,10 @@ def randomized_response(
     (2,)
     """
     eps = check_epsilon(epsilon)
+    charge = open_charge(Cost.pure(eps), budget, mechanism=mechanism, note=note)
     x, labels, k = _labels(values, categories)
     src = get_source(rng)
-    if budget is not None:
-        budget.spend(eps, 0.0, mechanism=mechanism, note=note)
+    charge.debit()
 
     def lie_bounds(_: int, bits: int) -> tuple[Fraction, Fraction]:
         lo, hi = exp_bounds(Fraction(eps), math.ceil(bits * 0.302) + 8)
@@ -167,16 +169,13 @@ def randomized_response(
     out: Any = flat.reshape(x.shape)
     if labels is not None:
         out = np.asarray(labels, dtype=object)[out] if out.size else out.astype(object)
-    return Release(
+    return charge.release(
+        Release,
         value=out,
-        epsilon=eps,
-        delta=0.0,
-        mechanism=mechanism,
         sensitivity=None,
         scale=None,
         noise=None,
         seeded=src.seeded,
-        rho=eps**2 / 2,
         metadata={"p_truth": _truth_probability(eps, k), "categories": k, "labels": labels},
     )
 

@@ -46,6 +46,8 @@ from typing import Any
 import numpy as np
 
 from dpatlas.core.accounting.budget import Budget
+from dpatlas.core.accounting.charge import open_charge
+from dpatlas.core.accounting.cost import Cost
 from dpatlas.core.noise.discrete_cauchy import sample_discrete_cauchy
 from dpatlas.core.noise.discrete_laplace import rational_scale, sample_discrete_laplace
 from dpatlas.core.noise.ladder import check_ladder, check_value, noisy_release
@@ -56,6 +58,7 @@ from dpatlas.core.validation import check_delta, check_epsilon, check_positive_i
 __all__ = [
     "smooth_beta",
     "smooth_bound",
+    "smooth_cost",
     "smooth_halfwidth",
     "smooth_mechanism",
     "smooth_scale",
@@ -110,6 +113,14 @@ def smooth_bound(ladder: Any, beta: float, *, global_sensitivity: int | None = N
     return max(float(lad[best] * math.exp(-beta * best)), tail, float(lad[0]))  # S >= I_0 exactly
 
 
+def _bound(bound: Any) -> float:
+    """The bound as a float; not a finite number >= 0 is no smooth bound (a domain check)."""
+    s = float(bound)
+    if not (math.isfinite(s) and s >= 0):
+        raise ValueError(f"bound must be a finite smooth sensitivity >= 0, got {bound!r}")
+    return s
+
+
 def smooth_scale(bound: float, epsilon: float, delta: float = 0.0) -> tuple[int, int] | None:
     """The noise scale ``t/s >= c S/ε`` (c = 6 Cauchy, 2 Laplace) as integers; None if S = 0.
 
@@ -118,9 +129,7 @@ def smooth_scale(bound: float, epsilon: float, delta: float = 0.0) -> tuple[int,
     >>> smooth_scale(3.0, 1.0), smooth_scale(3.0, 1.0, 1e-6), smooth_scale(0.0, 1.0)
     ((18, 1), (6, 1), None)
     """
-    s = float(bound)
-    if not (math.isfinite(s) and s >= 0):
-        raise ValueError(f"bound must be a finite smooth sensitivity >= 0, got {bound!r}")
+    s = _bound(bound)
     if s == 0:
         return None
     factor = 6 if check_delta(delta) == 0 else 2
@@ -164,12 +173,27 @@ def smooth_halfwidth(bound: float, epsilon: float, delta: float, level: float) -
     return h
 
 
+def smooth_cost(epsilon: float, delta: float = 0.0, size: int = 1) -> Cost:
+    """Privacy map: ``size`` independent smooth-sensitivity releases cost ``size·(ε, δ)``.
+
+    Each draw is ε-DP (Cauchy, ``δ = 0``) or (ε, δ)-DP (Laplace) by the module docstring;
+    pure draws also have zCDP cost ``ε²/2`` each, (ε, δ) draws none.
+
+    Examples
+    --------
+    >>> smooth_cost(1.0, 1e-6, 2)
+    Cost(epsilon=2.0, delta=2e-06, rho=None)
+    """
+    return Cost.approx(epsilon, delta) * check_positive_int(size, "size")
+
+
 def smooth_mechanism(
     value: int,
     bound: float,
     *,
     epsilon: float,
     delta: float = 0.0,
+    global_sensitivity: int | None = None,
     rng: RngLike = None,
     budget: Budget | None = None,
     size: int | None = None,
@@ -187,19 +211,29 @@ def smooth_mechanism(
     seed is for tests and teaching only (recorded as ``seeded=True``). The release has
     ``scale=None``: its noise scale is private.
 
+    ``global_sensitivity`` (public, ``>= bound``): the noise scale ``c·GS/ε`` is checked
+    before the budget, so every ``bound <= GS`` can be sampled and no refusal depends on the
+    private bound. Without it the scale ``c·bound/ε`` is checked after the debit (a refusal
+    there, for a scale beyond ``2**50``, has been paid for and tells nothing for free).
+
     Examples
     --------
     >>> rel = smooth_mechanism(100, 2.0, epsilon=1.0, delta=1e-6, rng=5)
     >>> rel.mechanism, rel.delta, rel.noise, rel.scale
     ('smooth', 1e-06, 'discrete_laplace', None)
     """
-    x = check_value(value)
     eps, d = check_epsilon(epsilon), check_delta(delta)
-    scale = smooth_scale(bound, eps, d)
     count = 1 if size is None else check_positive_int(size, "size")
+    public = []
+    if global_sensitivity is not None and int(global_sensitivity) > 0:
+        public = [(6 if d == 0 else 2) * Fraction(int(global_sensitivity)) / Fraction(eps)]
+    charge = open_charge(
+        smooth_cost(eps, d, count), budget, mechanism=mechanism, note=note, scales=public
+    )
+    x, s = check_value(value), _bound(bound)
     src = get_source(rng)
-    if budget is not None:
-        budget.spend(eps * count, d * count, mechanism=mechanism, note=note)
+    charge.debit()
+    scale = smooth_scale(s, eps, d)
     noise = _noise(src, count, scale, d)
     name = "discrete_cauchy" if d == 0 else "discrete_laplace"
-    return noisy_release(x, noise, size, src.seeded, eps, d, mechanism, name, metadata)
+    return noisy_release(charge, x, noise, size, src.seeded, name, metadata)

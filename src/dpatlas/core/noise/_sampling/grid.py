@@ -28,7 +28,14 @@ import numpy as np
 
 from dpatlas.core.validation import check_positive_int, check_sensitivity
 
-__all__ = ["FLOAT_MAX", "changed_count", "from_grid", "grid_step", "to_grid"]
+__all__ = [
+    "FLOAT_MAX",
+    "changed_count",
+    "check_float_range",
+    "from_grid",
+    "grid_step",
+    "to_grid",
+]
 
 FLOAT_MAX = float(np.finfo(np.float64).max)
 _FAR = 2.0**60  # grid units held in int64
@@ -39,6 +46,21 @@ def changed_count(max_changed: Any, size: int) -> int:
     if max_changed is None:
         return max(size, 1)
     return check_positive_int(max_changed, "max_changed")
+
+
+def check_float_range(scale: float, nominal: float) -> None:
+    """Refuse, before any spend, a noise scale within 4096 scales of the largest float.
+
+    Reads public values only (the scale ``sensitivity / epsilon`` and the grid); values near
+    the largest float are not refused (that would depend on the data): their release
+    saturates at ``±1.797e308`` (post-processing).
+    """
+    if 4096 * scale > FLOAT_MAX:
+        raise ValueError(
+            f"noise of scale sensitivity / epsilon = {nominal:.3g} could exceed the largest "
+            f"float {FLOAT_MAX:.3g}; rescale the values (e.g. to other units) or use a larger "
+            "epsilon"
+        )
 
 
 def grid_step(scale: float, finest: float, coarsest: float, resolution: Any = None) -> float:

@@ -1,0 +1,222 @@
+"""One owner for privacy cost: the :class:`Cost` of a release, and the one step that pays it.
+
+A :class:`Cost` is a frozen, validated ``(ε, δ, ρ)``: the (ε, δ)-DP guarantee of a release and,
+when one is known, its zCDP cost ρ. Every release computes its cost from its *public*
+parameters with the privacy map that sits beside its mechanism (``Cost.pure(ε)`` for the
+discrete Laplace mechanism, :func:`~dpatlas.core.noise.gaussian.gaussian_cost`,
+:func:`~dpatlas.core.noise.ladder.ladder_cost`, :func:`~dpatlas.graph.triangles.triangle_cost`,
+a heatmap method's plan, ...), then pays it with one step,
+:func:`~dpatlas.core.accounting.charge.open_charge`:
+
+1. ``charge = open_charge(cost, budget, mechanism=..., scales=...)``, *before the data is
+   read*: refuses a noise scale the exact samplers cannot draw (``scales``, public) and a cost
+   the budget cannot afford (:class:`~dpatlas.errors.BudgetExceededError`); nothing is spent;
+2. read the data, compute the exact answer (refusals here spend nothing either);
+3. ``charge.debit()``, exactly once, *before any noise is drawn* (a second call raises);
+4. draw the noise and return ``charge.release(ReleaseClass, value=..., ...)``: the
+   :class:`~dpatlas.core.release.Release` takes its ``epsilon``, ``delta`` and ``rho`` from the
+   cost that was debited (and refuses to be built before the debit).
+
+A failure after the debit (an error while drawing noise, memory) propagates: the debit stands
+and no output is returned. ``budget=None`` runs the same steps and spends nothing.
+
+Arithmetic. Costs are upper bounds, so every operation rounds *up*: ``Cost.pure(ε)`` has
+``ρ = ε²/2`` (Bun & Steinke 2016, Prop. 1.4; the only place this conversion is computed in
+dpatlas) rounded up from the exact square of the float ε, sequential composition ``a + b``
+adds ε, δ and ρ exactly and rounds each sum up once, and ``k * cost`` is the k-fold
+composition, also rounded up. A sum of costs that is not representable never rounds below the
+true total; δ saturates at 1 (a composition of many (ε, δ) draws may protect nothing, which is
+still a true statement; a budget refuses it). :func:`split` cuts an ε into parts whose exact
+sum is at most the whole, so a release made of parts charges exactly its declared ε.
+
+How to add a release
+--------------------
+1. Beside the mechanism, write its privacy map: a function of the public parameters that
+   returns the :class:`Cost` (``Cost.pure(epsilon)``, ``Cost.approx(epsilon, delta)``,
+   ``Cost.zcdp(epsilon, delta, rho)``; composite releases add their parts' costs with ``+``
+   and draw their ε parts from :func:`split`), and the exact noise scales it will draw
+   (``sensitivity / epsilon`` as a :class:`~fractions.Fraction`, one per noise draw family).
+2. In the release function, validate every public parameter, then call ``open_charge``
+   before touching the data (graph releases: before ``as_edge_graph``; maps: before
+   ``site_counts``; core mechanisms: before reading the values' entries).
+3. After the exact answer is computed and before the first random word is drawn, call
+   ``charge.debit()`` (a backend that computes the answer elsewhere gets ``charge.debit`` as
+   its ``checked`` callback). Inner parts of a composite release call the core mechanisms
+   with ``budget=None``: the outer charge pays for them once.
+4. Build the result with ``charge.release(Kind, value=..., mechanism=..., ...)``.
+5. Add a case to the contract suite (``tests/privacy/_releases.py``): it then checks the
+   refusal order, the exact debit, the noise distribution and the audit for the new release;
+   a meta-test fails while a public release function has no case.
+
+Examples
+--------
+>>> from dpatlas.core.accounting.cost import Cost  # the canonical class (doctests re-import)
+>>> Cost.pure(1.0)
+Cost(epsilon=1.0, delta=0.0, rho=0.5)
+>>> Cost.pure(0.5) + Cost.approx(1.0, 1e-6)
+Cost(epsilon=1.5, delta=1e-06, rho=None)
+>>> 3 * Cost.pure(0.5)
+Cost(epsilon=1.5, delta=0.0, rho=0.375)
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from dpatlas.core.validation import check_delta, check_epsilon
+
+__all__ = ["Cost", "split"]
+
+
+def _up(x: Fraction) -> float:
+    """The smallest float ``>= x`` (``float(Fraction)`` rounds to nearest; step up if below)."""
+    f = float(x)
+    return math.nextafter(f, math.inf) if Fraction(f) < x else f
+
+
+def _amount(x: Any, name: str, upper: float = math.inf) -> float:
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {x!r} of type {type(x).__name__}")
+    v = float(x)
+    if not (math.isfinite(v) and 0 <= v <= upper):
+        limit = "finite number >= 0" if upper == math.inf else f"number in [0, {upper:g}]"
+        raise ValueError(f"{name} must be a {limit}, got {v!r}")
+    return v
+
+
+def _sum(values: Iterable[float]) -> float:
+    return _up(sum((Fraction(v) for v in values), Fraction(0)))
+
+
+@dataclass(frozen=True)
+class Cost:
+    """The privacy cost of a release: (ε, δ)-DP and, when known, ρ-zCDP.
+
+    Parameters
+    ----------
+    epsilon : float
+        ε >= 0, finite.
+    delta : float, default 0.0
+        δ in [0, 1] (1, reached only by composition, protects nothing; budgets refuse it).
+    rho : float, optional
+        The zCDP cost, finite >= 0. For ``delta == 0`` it defaults to ``ε²/2`` (a pure ε-DP
+        release is ``ε²/2``-zCDP, Bun & Steinke 2016, Prop. 1.4); for ``delta > 0`` it is
+        None unless the mechanism proves one (the Gaussian mechanism does).
+
+    Examples
+    --------
+    >>> Cost(0.1)
+    Cost(epsilon=0.1, delta=0.0, rho=0.005000000000000001)
+    >>> Cost(1.0, 1e-6)
+    Cost(epsilon=1.0, delta=1e-06, rho=None)
+    >>> Cost(-1.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: epsilon must be a finite number >= 0, got -1.0
+    """
+
+    epsilon: float
+    delta: float = 0.0
+    rho: float | None = None
+
+    def __post_init__(self) -> None:
+        eps = _amount(self.epsilon, "epsilon")
+        delta = _amount(self.delta, "delta", 1.0)
+        if self.rho is not None:
+            rho = _amount(self.rho, "rho")
+        elif delta == 0:
+            x = Fraction(eps)
+            rho = _up(x * x / 2)  # ε²/2, rounded up: the one place this conversion is made
+        else:
+            rho = None
+        object.__setattr__(self, "epsilon", eps)
+        object.__setattr__(self, "delta", delta)
+        object.__setattr__(self, "rho", rho)
+
+    @classmethod
+    def pure(cls, epsilon: float) -> Cost:
+        """Pure ε-DP (ε > 0 as every release takes it), with ``ρ = ε²/2``."""
+        return cls(check_epsilon(epsilon))
+
+    @classmethod
+    def approx(cls, epsilon: float, delta: float) -> Cost:
+        """(ε, δ)-DP without a zCDP bound (``delta = 0`` is :meth:`pure`)."""
+        return cls(check_epsilon(epsilon), check_delta(delta))
+
+    @classmethod
+    def zcdp(cls, epsilon: float, delta: float, rho: float) -> Cost:
+        """A release that is both (ε, δ)-DP and ρ-zCDP (e.g. Gaussian noise: ``ρ = Δ²/2σ²``)."""
+        r = check_epsilon(rho, "rho", maximum=math.inf)
+        return cls(check_epsilon(epsilon), check_delta(delta), r)
+
+    @classmethod
+    def compose(cls, costs: Iterable[Cost]) -> Cost:
+        """Sequential composition of any number of costs, each total rounded up once.
+
+        Examples
+        --------
+        >>> Cost.compose([Cost.pure(0.25), Cost.pure(0.25), Cost.pure(0.5)])
+        Cost(epsilon=1.0, delta=0.0, rho=0.1875)
+        >>> Cost.compose([])
+        Cost(epsilon=0.0, delta=0.0, rho=0.0)
+        """
+        parts = list(costs)
+        for part in parts:
+            if not isinstance(part, Cost):
+                raise TypeError(f"costs must be Cost values, got {part!r}")
+        rhos = [p.rho for p in parts]
+        delta = min(_sum(p.delta for p in parts), 1.0)
+        rho = None if any(r is None for r in rhos) else _sum(r for r in rhos if r is not None)
+        return cls(_sum(p.epsilon for p in parts), delta, rho)
+
+    def __add__(self, other: Cost) -> Cost:
+        """Sequential composition (Dwork & Roth 2014, Thm. 3.16; zCDP: Bun & Steinke, Lemma 2.3)."""
+        if not isinstance(other, Cost):
+            return NotImplemented
+        return Cost.compose([self, other])
+
+    def __mul__(self, k: int) -> Cost:
+        """``k`` independent releases at this cost: the k-fold composition."""
+        if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 0:
+            raise TypeError(f"a cost can be multiplied by an integer k >= 0, got {k!r}")
+        n = int(k)
+        delta = min(_up(Fraction(self.delta) * n), 1.0)
+        rho = None if self.rho is None else _up(Fraction(self.rho) * n)
+        return Cost(_up(Fraction(self.epsilon) * n), delta, rho)
+
+    __rmul__ = __mul__
+
+
+def split(epsilon: float, shares: Sequence[float]) -> tuple[float, ...]:
+    """Parts ``ε·share_i`` of ``epsilon`` whose exact sum is at most ``epsilon``.
+
+    Every part but the last is ``fl(ε·share_i)``; the last is the largest float that keeps the
+    exact (rational) sum ``<= ε``, at most ``fl(ε·share_last)``. So the parts' composition,
+    rounded up (:meth:`Cost.compose`), is exactly ``epsilon`` whenever the shares sum to 1:
+    ``ε - Σ < ulp(last) <= ulp(ε)``, so no float lies strictly between ``Σ`` and ``ε``.
+
+    Examples
+    --------
+    >>> split(1.0, [0.5, 0.5]), split(1.0, [1 / 3, 2 / 3])
+    ((0.5, 0.5), (0.3333333333333333, 0.6666666666666666))
+    >>> Cost.compose(Cost.pure(e) for e in split(0.3, [0.2, 0.3, 0.5])).epsilon
+    0.3
+    """
+    eps = check_epsilon(epsilon)
+    if not shares:
+        raise ValueError("shares must hold at least one share")
+    head = [eps * float(s) for s in shares[:-1]]
+    room = Fraction(eps) - sum((Fraction(p) for p in head), Fraction(0))
+    last = min(eps * float(shares[-1]), float(room))
+    while last > 0 and Fraction(last) > room:
+        last = math.nextafter(last, 0.0)
+    if not all(p > 0 for p in (*head, last)):
+        raise ValueError(
+            f"shares must be > 0 and sum to at most 1, got {list(shares)!r} of epsilon={eps!r}"
+        )
+    return (*head, last)
