@@ -12,7 +12,7 @@ from dpatlas.graph import clustering_coefficient, kstar_count, triangle_count
 # triangle_count(..., epsilon=1e-300, method="ladder", interval_epsilon=1.0) debited the budget
 # and then failed in the ladder's sampler (scale 2/ε beyond 2**50). Every count release now
 # checks its noise scales on public values first (dpatlas.graph._noise). The tests use
-# ε = 1e-150: at 1e-300 without an interval, ρ = ε²/2 underflows (its own refusal, below).
+# ε = 1e-150 (1e-300 is refused the same way, below).
 PATH = np.array([[0, 1], [0, 2]])
 TRIANGLE = np.array([[0, 1], [1, 2], [2, 0]])
 TOO_SMALL = "too large \\(> 2\\*\\*50\\) to sample exactly"
@@ -66,8 +66,10 @@ def test_usable_epsilons_still_release():
     assert len(budget.history) == 1
 
 
-def test_an_epsilon_whose_zcdp_cost_underflows_is_refused_with_a_clear_message():
+def test_a_tiny_epsilon_costs_a_positive_rho_and_is_refused_for_its_scale():
+    # ρ = ε²/2 underflowed to 0 at ε = 1e-300 (refused for that); the Cost rounds it up to the
+    # smallest float, so the refusal left is the scale 2/ε, before anything is spent
     budget = Budget(1.0)
-    with pytest.raises(ValueError, match=r"zCDP cost of epsilon=1e-300 underflows to 0"):
+    with pytest.raises(ValueError, match=TOO_SMALL):
         triangle_count(PATH, n=3, epsilon=1e-300, budget=budget, rng=0)
     assert budget.history == ()

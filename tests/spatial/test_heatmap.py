@@ -8,8 +8,7 @@ import pytest
 from shapely.geometry import Point
 from tests.helpers.distributions import assert_scale_detected, dlap_pmf
 
-from dpatlas.core import Budget, RandomSource, get_source
-from dpatlas.errors import BudgetExceededError
+from dpatlas.core import get_source
 from dpatlas.spatial import Grid, SiteAdjacency, bin_points, heatmap
 from dpatlas.spatial.sites import bound_contributions
 
@@ -20,22 +19,6 @@ GRID = Grid.from_bounds((0, 0, 500_000, 200_000), cell_size=1_000, crs="EPSG:303
 def _sites(n: int = 20_000, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     gen = np.random.default_rng(seed)
     return gen.uniform(-10_000, 510_000, n), gen.normal(100_000, 40_000, n)
-
-
-class CountingSource(RandomSource):
-    """A seeded source that records how many words were drawn."""
-
-    def __init__(self, seed: int) -> None:
-        self.inner = get_source(seed)
-        self.drawn = 0
-
-    @property
-    def seeded(self) -> bool:  # type: ignore[override]
-        return True
-
-    def _raw(self, n: int) -> np.ndarray:
-        self.drawn += n
-        return self.inner.words(n)
 
 
 @pytest.mark.parametrize(
@@ -64,28 +47,6 @@ def test_released_noise_is_discrete_laplace_at_k_over_epsilon(epsilon, k, relati
     assert noise.size == 100_000
     # Chi-square at alpha = 1e-6 that accepts k/ε and rejects 0.7·k/ε and 1.3·k/ε.
     assert_scale_detected(noise, dlap_pmf, scale, alpha=ALPHA)
-
-
-def test_budget_debited_once_per_map_before_noise():
-    budget = Budget(1.0)
-    hm = heatmap(_sites(1_000), GRID, method="uniform", epsilon=0.4, crs=3035, budget=budget, rng=1)
-    assert len(budget.history) == 1
-    assert budget.history[0].mechanism == "heatmap/uniform"
-    assert budget.remaining.epsilon == pytest.approx(0.6)
-    assert hm.epsilon == 0.4
-
-
-def test_overspend_refused_before_noise_and_budget_unchanged():
-    budget = Budget(1.0)
-    heatmap(_sites(1_000), GRID, method="uniform", epsilon=0.75, crs=3035, budget=budget, rng=1)
-    source = CountingSource(3)
-    with pytest.raises(BudgetExceededError, match=r"requested epsilon=0.5.*remaining epsilon=0.25"):
-        heatmap(
-            _sites(1_000), GRID, method="uniform", epsilon=0.5, crs=3035, budget=budget, rng=source
-        )
-    assert source.drawn == 0
-    assert len(budget.history) == 1
-    assert budget.remaining.epsilon == pytest.approx(0.25)
 
 
 def test_seeded_runs_are_reproducible_and_flagged():

@@ -213,8 +213,9 @@ def budget_summary(budget: Budget) -> dict[str, Any]:
 
     Examples
     --------
+    >>> from dpatlas.core import discrete_laplace
     >>> b = Budget(1.0)
-    >>> _ = b.spend(0.25, mechanism="count")
+    >>> _ = discrete_laplace(3, sensitivity=1, epsilon=0.25, budget=b)
     >>> budget_summary(b)["remaining"]
     {'epsilon': 0.75, 'delta': 0.0}
     """

@@ -15,6 +15,8 @@ from dpatlas.cli._common import (
     release_budget,
 )
 from dpatlas.cli.progress import Steps, show_progress
+from dpatlas.core.accounting.charge import open_charge
+from dpatlas.core.accounting.cost import Cost
 
 __all__ = ["add_parser"]
 
@@ -71,8 +73,8 @@ def run(args: argparse.Namespace, out: Output) -> int:
     if not args.out.parent.is_dir():
         raise UsageError(f"--out directory not found: {args.out.parent}; create it first")
     budget = release_budget(args, out)
-    if budget is not None:  # refuse before reading a large file; synthesize checks again
-        budget.check(args.epsilon)
+    # refuse before reading a large file (nothing spent); synthesize opens its own charge
+    open_charge(Cost.pure(args.epsilon), budget, mechanism="synthesize")
     steps = ["read edge list", "measure with noise and generate", "write edge list"]
     with Steps(steps, enabled=show_progress(args.quiet), desc="synthesize") as bar:
         with bar.step(f"reading {args.edges.name}"):

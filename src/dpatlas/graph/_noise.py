@@ -1,9 +1,11 @@
-"""Refuse, before anything is spent, a count release whose noise cannot be sampled (internal).
+"""The cost and the noise scales of a count release, from public values (internal).
 
-The noise of a count release is drawn after ``budget.spend``; its sampler refuses a scale it
-cannot represent exactly (:func:`~dpatlas.core.noise.discrete_laplace.rational_scale`, above about
-``2**50``). :func:`check_count_noise` runs every such check first, on public values only: the
-method, ε, δ, the global sensitivity ``GS`` and the interval's ε. For the smooth method the
+The noise of a count release is drawn after the debit; its sampler refuses a scale it cannot
+represent exactly (:func:`~dpatlas.core.noise.discrete_laplace.rational_scale`, above about
+``2**50``). :func:`count_scales` lists every such scale from public values only (the method,
+ε, δ, the global sensitivity ``GS`` and the interval's ε), and the release's charge
+(:func:`~dpatlas.core.accounting.charge.open_charge`) refuses them before the debit;
+:func:`count_cost` is the release's privacy map. For the smooth method the
 scale ``c·S/ε`` depends on the private smooth sensitivity ``S <= GS``, so the check uses
 ``c·GS/ε``: the samplers refuse only scales above a size, hence every ``S <= GS`` passes when
 ``GS`` does, and whether a release is refused never depends on the graph beyond ``GS``.
@@ -11,11 +13,11 @@ scale ``c·S/ε`` depends on the private smooth sensitivity ``S <= GS``, so the 
 
 from __future__ import annotations
 
-from dpatlas.core.noise.discrete_laplace import check_scales
-from dpatlas.core.noise.ladder import step_scale
-from dpatlas.core.noise.smooth import smooth_scale
+from fractions import Fraction
 
-__all__ = ["COUNT_LIMIT", "check_count_noise", "count_value"]
+from dpatlas.core.accounting.cost import Cost
+
+__all__ = ["COUNT_LIMIT", "count_cost", "count_scales", "count_value"]
 
 COUNT_LIMIT = 2**61 - 1
 """The largest exact count the count releases noise; larger counts are clamped to it."""
@@ -41,27 +43,47 @@ def count_value(exact: int) -> int:
     return min(int(exact), COUNT_LIMIT)
 
 
-def check_count_noise(
-    method: str, epsilon: float, delta: float, global_sensitivity: int, interval_epsilon: float
-) -> None:
-    """Raise the sampler's ValueError now if the release's noise could not be drawn later.
+def count_cost(epsilon: float, delta: float, interval_epsilon: float = 0.0) -> Cost:
+    """Privacy map of a count release: the count at (ε, δ), plus the interval's bound at pure
+    ``interval_epsilon`` (sequential composition; the bound's sensitivity is 1).
 
     Examples
     --------
-    >>> check_count_noise("ladder", 1.0, 0.0, 10, 0.25)
-    >>> check_count_noise("ladder", 1e-300, 0.0, 10, 0.0)
-    Traceback (most recent call last):
-    ...
-    ValueError: noise scale sensitivity/epsilon is about 2**998, too large (> 2**50) ...
+    >>> count_cost(1.0, 0.0, 0.25)
+    Cost(epsilon=1.25, delta=0.0, rho=0.53125)
+    >>> count_cost(1.0, 1e-6).rho is None
+    True
+    """
+    cost = Cost.approx(epsilon, delta)
+    return cost + Cost.pure(interval_epsilon) if interval_epsilon else cost
+
+
+def count_scales(
+    method: str, epsilon: float, delta: float, global_sensitivity: int, interval_epsilon: float
+) -> list[Fraction]:
+    """The largest noise scales a count release can draw, from public values only.
+
+    Global: ``GS/ε``; ladder and piecewise: the rung scale ``2/ε`` (the piecewise rate is
+    ``>= ε/2``); smooth: ``c·GS/ε`` (``c`` = 6 Cauchy, 2 Laplace), which bounds ``c·S/ε`` for
+    every private smooth bound ``S <= GS``; the interval's bound: ``1/ε_interval``. The
+    charge refuses one the exact samplers cannot draw before anything is spent.
+
+    Examples
+    --------
+    >>> count_scales("ladder", 1.0, 0.0, 10, 0.25)
+    [Fraction(2, 1), Fraction(4, 1)]
+    >>> count_scales("smooth", 0.5, 1e-6, 10, 0.0)
+    [Fraction(40, 1)]
     """
     if global_sensitivity == 0:  # a constant count: no noise at all
-        return
+        return []
+    eps = Fraction(epsilon)
     if method == "global":
-        check_scales(global_sensitivity, epsilon)
-        return
-    if method in ("ladder", "piecewise"):  # the piecewise rate is >= ε/2: 1/rate <= 2/ε
-        step_scale(epsilon)
+        return [Fraction(global_sensitivity) / eps]
+    if method in ("ladder", "piecewise"):
+        scales = [Fraction(2) / eps]
     else:
-        smooth_scale(global_sensitivity, epsilon, delta)
+        scales = [(6 if delta == 0 else 2) * Fraction(global_sensitivity) / eps]
     if interval_epsilon:
-        check_scales(1, interval_epsilon)
+        scales.append(1 / Fraction(interval_epsilon))
+    return scales

@@ -42,13 +42,14 @@ from typing import Any
 import numpy as np
 
 from dpatlas.core.accounting.budget import Budget
+from dpatlas.core.accounting.cost import split
 from dpatlas.core.interval_pairs import PublicLaplace, pair_rule
 from dpatlas.core.noise.discrete_laplace import rational_scale
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike
 from dpatlas.core.validation import check_delta, check_epsilon
 from dpatlas.graph._interval import check_level, interval_note, noise_family
-from dpatlas.graph._noise import check_count_noise
+from dpatlas.graph._noise import count_cost, count_scales
 from dpatlas.graph.adjacency import EdgeAdjacency
 from dpatlas.graph.edges import _open_release
 from dpatlas.graph.exact.kstar_sensitivity import star_gain
@@ -188,15 +189,14 @@ def clustering_coefficient(
     eps, d = check_epsilon(epsilon), check_delta(delta)
     share = _check_share(triangle_share)
     extra = _checked(method, d, False, interval_epsilon)  # same rules as triangle_count
-    name, total = f"clustering_coefficient/{method}", eps + extra
-    eps_t, eps_w = eps * share, eps * (1 - share)
-    rho = None if d > 0 else (eps_t**2 + eps_w**2 + 2 * (extra / 2) ** 2) / 2
-    src, g = _open_release(graph, n, nodes, rng, budget, total, d, release=name, rho=rho)
-    tri_gs = EdgeAdjacency().triangle_global_sensitivity(g.n)
-    check_count_noise(method, eps_t, d / 2, tri_gs, extra / 2)
-    check_count_noise(method, eps_w, d / 2, 2 * int(star_gain(g.n, 2)[-1]), extra / 2)
-    if budget is not None:
-        budget.spend(total, d, mechanism=name, rho=rho)
+    name = f"clustering_coefficient/{method}"
+    eps_t, eps_w = split(eps, [share, 1 - share])  # exact sum <= ε
+    cost = count_cost(eps_t, d / 2, extra / 2) + count_cost(eps_w, d / 2, extra / 2)
+    src, g, charge = _open_release(graph, n, nodes, rng, budget, cost, release=name)
+    tri_gs = EdgeAdjacency().triangle_global_sensitivity(g.n)  # public: n
+    wedge_gs = 2 * int(star_gain(g.n, 2)[-1])
+    scales = count_scales(method, eps_t, d / 2, tri_gs, extra / 2)
+    charge.debit(scales + count_scales(method, eps_w, d / 2, wedge_gs, extra / 2))
     part: dict[str, Any] = {
         "delta": d / 2,
         "method": method,
@@ -216,16 +216,13 @@ def clustering_coefficient(
         "noisy_wedges": int(wed.value),
         "interval": interval_note("the exact global clustering coefficient 3T/W", kind, extra),
     }
-    return ClusteringRelease(
+    return charge.release(
+        ClusteringRelease,
         value=value,
-        epsilon=total,
-        delta=d,
-        mechanism=name,
         sensitivity=None,
         scale=None,
         noise=None,
         seeded=src.seeded,
-        rho=rho,
         metadata=meta,
         triangles=tri,
         wedges=wed,

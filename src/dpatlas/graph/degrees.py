@@ -36,12 +36,13 @@ but a band over ``n`` entries is several times wider than one entry's error).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from dpatlas.core.accounting.budget import Budget
-from dpatlas.core.noise.discrete_laplace import discrete_laplace
+from dpatlas.core.noise.discrete_laplace import discrete_laplace, discrete_laplace_cost
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike
 from dpatlas.core.validation import check_epsilon
@@ -183,21 +184,26 @@ def degree_histogram(
     if method not in DEGREE_METHODS:
         _checked(method, None, 0)
     name = f"degree_histogram/{method}"
-    src, g = _open_release(graph, n, nodes, rng, budget, eps, release="degree_histogram")
+    sensitivity = 2 if method == "sorted" else 4
+    src, g, charge = _open_release(
+        graph, n, nodes, rng, budget, discrete_laplace_cost(sensitivity, eps),
+        release="degree_histogram", mechanism=name, scales=[sensitivity / Fraction(eps)],
+    )  # fmt: skip
     top = _checked(method, max_degree, g.n)
     deg = np.minimum(g.degrees.astype(np.int64), top)
-    if budget is not None:
-        budget.spend(eps, mechanism=name)
+    charge.debit()
     if method == "sorted":
         from scipy.optimize import isotonic_regression  # on use: scipy.optimize is slow to load
 
-        raw = discrete_laplace(np.sort(deg), sensitivity=2, epsilon=eps, rng=src, mechanism=name)
+        raw = discrete_laplace(
+            np.sort(deg), sensitivity=sensitivity, epsilon=eps, rng=src, mechanism=name
+        )
         fit = isotonic_regression(np.asarray(raw.value, dtype=np.float64)).x if g.n else np.zeros(0)
         seq = np.clip(np.rint(fit), 0, top).astype(np.int64)
         value = np.bincount(seq, minlength=top + 1)
     else:
         hist = np.bincount(deg, minlength=top + 1)
-        raw = discrete_laplace(hist, sensitivity=4, epsilon=eps, rng=src, mechanism=name)
+        raw = discrete_laplace(hist, sensitivity=sensitivity, epsilon=eps, rng=src, mechanism=name)
         value = round_to_total(project_simplex(np.asarray(raw.value), g.n), g.n)
     what = "sorted degree sequence (ascending)" if method == "sorted" else "degree histogram bins"
     meta = {
@@ -207,16 +213,13 @@ def degree_histogram(
         "noise_scale": raw.scale,
         "interval": interval_note(f"release.raw: each entry of the exact {what}", "noise only"),
     }
-    return DegreeHistogramRelease(
+    return charge.release(
+        DegreeHistogramRelease,
         value=value,
-        epsilon=eps,
-        delta=0.0,
-        mechanism=name,
         sensitivity=raw.sensitivity,
         scale=None,
         noise=raw.noise,
         seeded=src.seeded,
-        rho=raw.rho,
         metadata=meta,
         raw=raw,
     )

@@ -7,12 +7,16 @@ global sensitivity is 1 and the discrete Laplace mechanism at scale ``1/ε`` is 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from fractions import Fraction
 from typing import Any
 
 import scipy.sparse as sp
 
 from dpatlas.core.accounting.budget import Budget
-from dpatlas.core.noise.discrete_laplace import discrete_laplace
+from dpatlas.core.accounting.charge import Charge, open_charge
+from dpatlas.core.accounting.cost import Cost
+from dpatlas.core.noise.discrete_laplace import discrete_laplace, discrete_laplace_cost
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RandomSource, RngLike, get_source
 from dpatlas.core.validation import check_epsilon
@@ -74,19 +78,19 @@ def _open_release(
     nodes: Any,
     rng: RngLike,
     budget: Budget | None,
-    epsilon: float,
-    delta: float = 0.0,
+    cost: Cost,
     *,
     release: str,
-    rho: float | None = None,
-) -> tuple[RandomSource, EdgeGraph]:
-    """The noise source, then the graph on its public node set once ``budget`` has room for
-    the release (nothing spent)."""
+    mechanism: str | None = None,
+    scales: Iterable[Fraction] = (),
+) -> tuple[RandomSource, EdgeGraph, Charge]:
+    """The noise source, the release's charge (opened: budget and ``scales`` checked, nothing
+    spent; debited as ``mechanism``, default ``release``), then the graph on its public node
+    set."""
     require_node_set(graph, n, nodes, release)
     src = get_source(rng)
-    if budget is not None:
-        budget.check(epsilon, delta, rho=rho)
-    return src, as_edge_graph(graph, n=n, nodes=nodes)
+    charge = open_charge(cost, budget, mechanism=mechanism or release, scales=scales)
+    return src, as_edge_graph(graph, n=n, nodes=nodes), charge
 
 
 def edge_count(
@@ -136,20 +140,19 @@ def edge_count(
     True
     """
     eps = check_epsilon(epsilon)
-    src, g = _open_release(graph, n, nodes, rng, budget, eps, release="edge_count")
-    if budget is not None:
-        budget.spend(eps, mechanism="edge_count")
+    cost, scale = discrete_laplace_cost(1, eps), 1 / Fraction(eps)
+    src, g, charge = _open_release(
+        graph, n, nodes, rng, budget, cost, release="edge_count", scales=[scale]
+    )
+    charge.debit()
     rel = discrete_laplace(g.m, sensitivity=1, epsilon=eps, rng=src, mechanism="edge_count")
     meta = {"n": g.n, "interval": interval_note("the exact edge count", "noise only")}
-    return Release(
+    return charge.release(
+        Release,
         value=rel.value,
-        epsilon=rel.epsilon,
-        delta=0.0,
-        mechanism="edge_count",
         sensitivity=rel.sensitivity,
         scale=rel.scale,
         noise=rel.noise,
         seeded=src.seeded,
-        rho=rel.rho,
         metadata=meta,
     )

@@ -32,7 +32,7 @@ from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike
 from dpatlas.core.validation import check_delta, check_epsilon
 from dpatlas.graph._interval import BoundedRelease, bounded_halfwidth, interval_note
-from dpatlas.graph._noise import check_count_noise, count_value
+from dpatlas.graph._noise import count_cost, count_scales, count_value
 from dpatlas.graph.edges import _open_release
 from dpatlas.graph.exact.kstar_sensitivity import check_k, kstar_exact, kstar_ladder, star_gain
 from dpatlas.graph.triangles import _checked
@@ -124,16 +124,15 @@ def kstar_count(
             f"method='piecewise' needs a ladder that grows by at most 1 per step, which the "
             f"k-star ladder does only for k = 2, got k={k}; use method='ladder'"
         )
-    name, total = f"kstar_count/{method}", eps + extra
-    rho = None if d > 0 else (eps**2 + extra**2) / 2
-    src, g = _open_release(graph, n, nodes, rng, budget, total, d, release=name, rho=rho)
-    gs = 2 * int(star_gain(g.n, k)[-1])
+    name = f"kstar_count/{method}"
+    src, g, charge = _open_release(
+        graph, n, nodes, rng, budget, count_cost(eps, d, extra), release=name
+    )
+    gs = 2 * int(star_gain(g.n, k)[-1])  # public: n and k
     exact = count_value(kstar_exact(g, k))  # clamped, never refused: a refusal would leak
     meta: dict[str, Any] = {"method": method, "k": k, "n": g.n}
     ladder = kstar_ladder(g, k) if method != "global" and gs > 0 else None
-    check_count_noise(method, eps, d, gs, extra)
-    if budget is not None:
-        budget.spend(total, d, mechanism=name, rho=rho)
+    charge.debit(count_scales(method, eps, d, gs, extra))
     if gs == 0:
         rel = Release(0, eps, d, name, 0.0, None, None, src.seeded)
         meta["constant"] = True
@@ -167,15 +166,12 @@ def kstar_count(
         )
     else:
         meta["interval"] = interval_note(covers, "none" if ladder is not None else "noise only")
-    return KStarRelease(
+    return charge.release(
+        KStarRelease,
         value=rel.value,
-        epsilon=total,
-        delta=d,
-        mechanism=name,
         sensitivity=rel.sensitivity,
         scale=rel.scale,
         noise=rel.noise,
         seeded=src.seeded,
-        rho=rho,
         metadata=meta,
     )

@@ -45,6 +45,7 @@ from __future__ import annotations
 from typing import Any
 
 from dpatlas.core.accounting.budget import Budget
+from dpatlas.core.accounting.charge import open_charge
 from dpatlas.core.noise.discrete_laplace import (
     discrete_laplace,
     rational_scale,
@@ -57,7 +58,7 @@ from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike, get_source
 from dpatlas.core.validation import check_delta, check_epsilon
 from dpatlas.graph._interval import BoundedRelease, bounded_halfwidth, interval_note
-from dpatlas.graph._noise import check_count_noise, count_value
+from dpatlas.graph._noise import count_cost, count_scales, count_value
 from dpatlas.graph.adjacency import EdgeAdjacency
 from dpatlas.graph.backends import TRIANGLE_STATS
 from dpatlas.graph.edges import require_node_set
@@ -188,7 +189,7 @@ def triangle_count(
     """
     eps, d = check_epsilon(epsilon), check_delta(delta)
     extra = _checked(method, d, relaxed, interval_epsilon)
-    name, total = f"triangle_count/{method}", eps + extra
+    name = f"triangle_count/{method}"
     if backend != "memory" and nodes is not None:
         raise ValueError(
             f"nodes= is for in-memory edge arrays; with backend={backend!r} pass the public "
@@ -196,22 +197,16 @@ def triangle_count(
         )
     require_node_set(graph, n, nodes, name)
     src = get_source(rng)
-    rho = None if d > 0 else (eps**2 + extra**2) / 2
-    if budget is not None:
-        budget.check(total, d, rho=rho)
-
-    def debit() -> None:
-        if budget is not None:
-            budget.spend(total, d, mechanism=name, rho=rho)
+    charge = open_charge(count_cost(eps, d, extra), budget, mechanism=name)
 
     elsewhere = TRIANGLE_STATS.on(backend)
     if elsewhere is not None:
         g_n = check_node_count(n)
         gs = EdgeAdjacency().triangle_global_sensitivity(g_n)
-        check_count_noise(method, eps, d, gs, extra)
+        scales = count_scales(method, eps, d, gs, extra)
         # the backend debits through `checked` once the input is checked and before any work
         # guard whose refusal depends on the data (dpatlas.graph.backends)
-        exact_stats = elsewhere(graph, n=g_n, client=client, checked=debit)
+        exact_stats = elsewhere(graph, n=g_n, client=client, checked=lambda: charge.debit(scales))
         stats = None if method == "global" else exact_stats
         exact = exact_stats.triangles
     else:
@@ -220,8 +215,7 @@ def triangle_count(
         g_n = g.n
         exact = triangle_count_exact(g) if stats is None else stats.triangles
         gs = EdgeAdjacency().triangle_global_sensitivity(g_n)
-        check_count_noise(method, eps, d, gs, extra)
-        debit()
+        charge.debit(count_scales(method, eps, d, gs, extra))  # GS = n - 2: public
     exact = count_value(exact)
     meta: dict[str, Any] = {"method": method, "n": g_n}
     if gs == 0:
@@ -259,15 +253,12 @@ def triangle_count(
         meta["interval"] = interval_note(covers, "noise only")
     else:
         meta["interval"] = interval_note(covers, "none")
-    return TriangleRelease(
+    return charge.release(
+        TriangleRelease,
         value=rel.value,
-        epsilon=total,
-        delta=d,
-        mechanism=name,
         sensitivity=rel.sensitivity,
         scale=rel.scale,
         noise=rel.noise,
         seeded=src.seeded,
-        rho=rho,
         metadata=meta,
     )

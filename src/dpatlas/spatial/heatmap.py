@@ -26,6 +26,8 @@ from datetime import datetime, timezone
 from typing import Any
 
 from dpatlas.core.accounting.budget import Budget
+from dpatlas.core.accounting.charge import open_charge
+from dpatlas.core.accounting.cost import Cost
 from dpatlas.core.rng import RandomSource, RngLike, get_source
 from dpatlas.core.validation import check_epsilon
 from dpatlas.spatial.adjacency import SiteAdjacency
@@ -183,8 +185,7 @@ def heatmap(
     elsewhere = SITE_COUNTS.on(backend)  # the same counts, e.g. on Dask (dpatlas.dask)
     options = check_options(method, method_options)
     adj = _adjacency(adjacency, max_sites_per_individual)
-    if budget is not None:
-        budget.check(eps)
+    open_charge(Cost.pure(eps), budget, mechanism=f"heatmap/{method}")  # refuse before the data
     source = get_source(rng)
     if elsewhere is not None:
         data = elsewhere(

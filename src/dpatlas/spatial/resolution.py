@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import math
 import numbers
+from fractions import Fraction
 from typing import Any
 
 from dpatlas.core.accounting.budget import Budget
-from dpatlas.core.noise.discrete_laplace import discrete_laplace
+from dpatlas.core.accounting.charge import open_charge
+from dpatlas.core.noise.discrete_laplace import discrete_laplace, discrete_laplace_cost
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike, get_source
 from dpatlas.core.validation import check_epsilon, float_or_inf
@@ -137,16 +139,17 @@ def estimate_n_sites(
     """
     eps = check_epsilon(epsilon)
     adjacency = SiteAdjacency(max_sites_per_individual=max_sites_per_individual)
-    if budget is not None:
-        budget.check(eps)
-    source = get_source(rng)
-    data = site_counts(sites, grid, adjacency, source, crs=crs, individual_column=individual_column)
-    return discrete_laplace(
-        int(data.counts.sum()),
-        sensitivity=data.sensitivity,
-        epsilon=eps,
-        rng=source,
-        budget=budget,
+    charge = open_charge(
+        discrete_laplace_cost(1, eps),
+        budget,
         mechanism="heatmap/n_sites",
         note="noisy number of sites, for choosing the cell size",
     )
+    source = get_source(rng)
+    data = site_counts(sites, grid, adjacency, source, crs=crs, individual_column=individual_column)
+    charge.debit([data.sensitivity / Fraction(eps)])  # k or 2k: public (the relation)
+    rel = discrete_laplace(
+        int(data.counts.sum()), sensitivity=data.sensitivity, epsilon=eps, rng=source
+    )
+    fields = ("value", "sensitivity", "scale", "noise", "seeded", "metadata")
+    return charge.release(Release, **{f: getattr(rel, f) for f in fields})

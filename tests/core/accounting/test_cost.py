@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 from fractions import Fraction
 
 import pytest
@@ -13,13 +14,18 @@ from dpatlas.core.accounting.cost import Cost, split
 from dpatlas.errors import BudgetExceededError
 
 
+def typed(x: float) -> Fraction:
+    """The decimal a user typed for ``x`` (what budgets add)."""
+    return Fraction(Decimal(repr(x)))
+
+
 @pytest.mark.parametrize("eps", [1e-300, 0.1, 1 / 3, 1.0, 7.3, 1e5])
 def test_pure_rho_is_epsilon_squared_over_two_rounded_up(eps: float) -> None:
     rho = Cost.pure(eps).rho
-    exact = Fraction(eps) ** 2 / 2
+    exact = typed(eps) ** 2 / 2
     assert rho is not None
-    assert Fraction(rho) >= exact
-    assert Fraction(math.nextafter(rho, 0.0)) < exact  # the smallest float above
+    assert typed(rho) >= exact
+    assert typed(math.nextafter(rho, 0.0)) < exact  # the smallest float above
     assert rho > 0  # never underflows to 0: a pure release always costs some ρ
 
 
@@ -45,10 +51,14 @@ def test_bad_costs_are_refused(build, error: type, match: str) -> None:
         build()
 
 
-def test_composition_adds_exactly_and_rounds_up_once() -> None:
+def test_composition_adds_typed_decimals_exactly_and_rounds_up_once() -> None:
     total = Cost.compose([Cost.pure(0.1)] * 10)
-    assert Fraction(total.epsilon) >= 10 * Fraction(0.1)
     assert total == 10 * Cost.pure(0.1)
+    assert (total.epsilon, total.rho) == (1.0, 0.05)  # as a ledger adds them
+    assert (Cost.pure(0.4) + Cost.pure(0.1)).epsilon == 0.5  # fl(0.4) + fl(0.1) > 0.5
+    third = Cost.compose([Cost.pure(1 / 3)] * 3).epsilon  # 0.9999999999999999 typed, exactly
+    assert typed(third) == 3 * typed(1 / 3)
+    assert Cost.pure(0.1).rho == 0.005
     mixed = Cost.pure(0.5) + Cost.zcdp(1.0, 1e-6, 0.25)
     assert (mixed.epsilon, mixed.delta, mixed.rho) == (1.5, 1e-6, 0.375)
     assert (Cost.pure(0.5) + Cost.approx(1.0, 1e-6)).rho is None  # no zCDP bound for the whole
@@ -66,7 +76,7 @@ def test_delta_saturates_at_one() -> None:
 )
 def test_split_parts_compose_to_exactly_the_whole(eps: float, shares: list[float]) -> None:
     parts = split(eps, shares)
-    assert sum(Fraction(p) for p in parts) <= Fraction(eps)
+    assert sum(typed(p) for p in parts) <= typed(eps)
     assert Cost.compose(Cost.pure(p) for p in parts).epsilon == eps
 
 

@@ -12,6 +12,7 @@ from tests.helpers.distributions import assert_distribution, assert_rejected, as
 from tests.helpers.sources import CountingSource
 
 from dpatlas.core import Budget
+from dpatlas.core.noise._sampling.piecewise import _exponent
 from dpatlas.core.noise.ladder_exact import ladder_pmf
 from dpatlas.core.noise.piecewise_exact import (
     SteepPiecewise,
@@ -19,7 +20,6 @@ from dpatlas.core.noise.piecewise_exact import (
     piecewise_quantile,
 )
 from dpatlas.core.noise.piecewise_ladder import (
-    _exponent,
     default_floor,
     normalizer_loss,
     piecewise_ladder_mechanism,

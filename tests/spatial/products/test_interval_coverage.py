@@ -26,6 +26,8 @@ from tests.helpers.coverage import Measurement, assert_coverage, map_intervals, 
 
 import dpatlas.spatial as sp
 from dpatlas.core.accounting.budget import Budget
+from dpatlas.core.accounting.charge import open_charge
+from dpatlas.core.accounting.cost import Cost
 from dpatlas.core.noise.discrete_laplace import discrete_laplace
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RandomSource
@@ -117,11 +119,12 @@ def _two_stage(
         variance=np.r_[np.inf, np.full(r0.size, first.variance()), variance],
         n_released=np.r_[grid.n_released, rect_sums(released, r0, r1, c0, c1), leaf_cells],
     )
+    charge = open_charge(Cost.pure(epsilon), None, mechanism="heatmap/two-stage-test")
+    charge.debit()
     return tree_release(
         h,
         grid,
-        epsilon=epsilon,
-        mechanism="heatmap/two-stage-test",
+        charge=charge,
         sensitivity=k,
         seeded=source.seeded,
         leaf_scale=np.r_[np.nan, np.full(r0.size, np.nan), scales],

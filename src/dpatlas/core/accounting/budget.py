@@ -84,13 +84,7 @@ class _MemoryStore:
 
 
 def as_cost(epsilon: float | Cost, delta: float = 0.0, rho: float | None = None) -> Cost:
-    """A :class:`Cost` as given, or built from ``epsilon, delta[, rho]`` (checked as a spend).
-
-    Examples
-    --------
-    >>> as_cost(0.5), as_cost(Cost.pure(0.5)) == as_cost(0.5)
-    (Cost(epsilon=0.5, delta=0.0, rho=0.125), True)
-    """
+    """A :class:`Cost` as given, or built from ``epsilon, delta[, rho]`` (checked as a spend)."""
     if isinstance(epsilon, Cost):
         if delta != 0.0 or rho is not None:
             raise TypeError("pass a Cost alone, or epsilon, delta and rho as numbers, not both")
@@ -112,11 +106,12 @@ class Budget:
 
     Examples
     --------
+    >>> from dpatlas.core import discrete_laplace
     >>> b = Budget(1.0)
-    >>> _ = b.spend(0.4, mechanism="count")
+    >>> _ = discrete_laplace(3, sensitivity=1, epsilon=0.4, budget=b)
     >>> b.remaining
     BudgetAmount(epsilon=0.6, delta=0.0)
-    >>> b.spend(0.7, mechanism="count")
+    >>> discrete_laplace(3, sensitivity=1, epsilon=0.7, budget=b)
     Traceback (most recent call last):
     ...
     dpatlas.errors.BudgetExceededError: privacy budget exceeded: requested epsilon=0.7, ...
@@ -161,7 +156,8 @@ class Budget:
         >>> import tempfile, os
         >>> path = os.path.join(tempfile.mkdtemp(), "ledger.sqlite")
         >>> b = Budget.open(path, dataset="nests-2026", epsilon=1.0)
-        >>> _ = b.spend(0.25, mechanism="heatmap")
+        >>> from dpatlas.core import discrete_laplace
+        >>> _ = discrete_laplace([3, 1], sensitivity=1, epsilon=0.25, budget=b)
         >>> Budget.open(path, dataset="nests-2026").remaining
         BudgetAmount(epsilon=0.75, delta=0.0)
         """
@@ -277,15 +273,17 @@ class Budget:
 
         Examples
         --------
+        >>> from dpatlas.core import discrete_laplace
         >>> b = Budget(1.0)
-        >>> spend = b.spend(0.5, mechanism="heatmap")
+        >>> _ = discrete_laplace([3, 1], sensitivity=1, epsilon=0.5, budget=b)
+        >>> spend = b.made_here[-1]
         >>> b.record_products(spend, ["map.gpkg", "map.html"])
         >>> [Path(p).name for p in b.history[0].products]
         ['map.gpkg', 'map.html']
         """
         if spend.id is None:
             raise ValueError(
-                "spend has no id: record products of a spend returned by Budget.spend() or "
+                "spend has no id: record products of a spend returned by Budget.spend or "
                 "listed in Budget.made_here"
             )
         files = [str(Path(p).resolve()) for p in paths]

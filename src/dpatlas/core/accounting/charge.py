@@ -13,7 +13,7 @@ Examples
 >>> charge = open_charge(Cost.pure(0.75), budget, mechanism="count")  # checked, not spent
 >>> budget.spent.epsilon
 0.0
->>> charge.debit()
+>>> _ = charge.debit()  # the recorded Spend
 >>> budget.spent.epsilon
 0.75
 >>> open_charge(Cost.pure(0.5), budget, mechanism="count")
@@ -33,6 +33,7 @@ from dpatlas.core.noise._sampling.dlap import rational_scale
 
 if TYPE_CHECKING:
     from dpatlas.core.accounting.budget import Budget
+    from dpatlas.core.accounting.records import Spend
     from dpatlas.core.release import Release
 
 __all__ = ["Charge", "open_charge"]
@@ -61,13 +62,22 @@ class Charge:
         """True once :meth:`debit` has run."""
         return self._debited
 
-    def debit(self) -> None:
-        """Spend the cost (atomically, in the budget's store); call exactly once, before noise."""
+    def debit(self, scales: Iterable[Fraction | float | int] = ()) -> Spend | None:
+        """Spend the cost once, before any noise; return the recorded spend (None without budget).
+
+        ``scales`` are noise scales that became known from the *public* part of the input
+        (e.g. a global sensitivity from the number of nodes of a networkx graph): one the
+        exact samplers cannot draw is refused here, before anything is spent.
+        """
         if self._debited:
             raise RuntimeError(f"{self.mechanism}: the charge was already debited; debit once")
+        for scale in scales:
+            rational_scale(Fraction(scale))
+        spend = None
         if self._budget is not None:
-            self._budget.spend(self.cost, mechanism=self.mechanism, note=self.note)
+            spend = self._budget.spend(self.cost, mechanism=self.mechanism, note=self.note)
         self._debited = True
+        return spend
 
     def release(self, kind: type[R], /, **fields: Any) -> R:
         """``kind(**fields)`` with ``epsilon``, ``delta``, ``rho`` of the debited cost.

@@ -2,17 +2,20 @@
 
 A :class:`Cost` is a frozen, validated ``(ε, δ, ρ)``: the (ε, δ)-DP guarantee of a release and,
 when one is known, its zCDP cost ρ. Every release computes its cost from its *public*
-parameters with the privacy map that sits beside its mechanism (``Cost.pure(ε)`` for the
-discrete Laplace mechanism, :func:`~dpatlas.core.noise.gaussian.gaussian_cost`,
-:func:`~dpatlas.core.noise.ladder.ladder_cost`, :func:`~dpatlas.graph.triangles.triangle_cost`,
-a heatmap method's plan, ...), then pays it with one step,
+parameters with the privacy map that sits beside its mechanism
+(:func:`~dpatlas.core.noise.discrete_laplace.discrete_laplace_cost`,
+:func:`~dpatlas.core.noise.gaussian.gaussian_plan`, :func:`~dpatlas.core.noise.ladder.ladder_cost`,
+:func:`~dpatlas.core.noise.smooth.smooth_cost`, ``count_cost`` of the graph counts, the parts of
+a heatmap method, ...), then pays it with one step,
 :func:`~dpatlas.core.accounting.charge.open_charge`:
 
 1. ``charge = open_charge(cost, budget, mechanism=..., scales=...)``, *before the data is
    read*: refuses a noise scale the exact samplers cannot draw (``scales``, public) and a cost
    the budget cannot afford (:class:`~dpatlas.errors.BudgetExceededError`); nothing is spent;
 2. read the data, compute the exact answer (refusals here spend nothing either);
-3. ``charge.debit()``, exactly once, *before any noise is drawn* (a second call raises);
+3. ``charge.debit(scales)``, exactly once, *before any noise is drawn* (a second call
+   raises); ``scales`` known only from the public part of the input (a graph's node count)
+   are refused here, still before anything is spent;
 4. draw the noise and return ``charge.release(ReleaseClass, value=..., ...)``: the
    :class:`~dpatlas.core.release.Release` takes its ``epsilon``, ``delta`` and ``rho`` from the
    cost that was debited (and refuses to be built before the debit).
@@ -20,14 +23,15 @@ a heatmap method's plan, ...), then pays it with one step,
 A failure after the debit (an error while drawing noise, memory) propagates: the debit stands
 and no output is returned. ``budget=None`` runs the same steps and spends nothing.
 
-Arithmetic. Costs are upper bounds, so every operation rounds *up*: ``Cost.pure(ε)`` has
-``ρ = ε²/2`` (Bun & Steinke 2016, Prop. 1.4; the only place this conversion is computed in
-dpatlas) rounded up from the exact square of the float ε, sequential composition ``a + b``
-adds ε, δ and ρ exactly and rounds each sum up once, and ``k * cost`` is the k-fold
-composition, also rounded up. A sum of costs that is not representable never rounds below the
-true total; δ saturates at 1 (a composition of many (ε, δ) draws may protect nothing, which is
-still a true statement; a budget refuses it). :func:`split` cuts an ε into parts whose exact
-sum is at most the whole, so a release made of parts charges exactly its declared ε.
+Arithmetic. A cost is read as the decimal the user typed (``repr``), as budgets and ledgers add
+spends (:func:`~dpatlas.core.accounting.records.dec`): ``0.4 + 0.1`` composes to ``0.5``.
+Every operation is exact on those decimals and rounds *up* once to a float:
+``Cost.pure(ε)`` has ``ρ = ε²/2`` (Bun & Steinke 2016, Prop. 1.4; the only place this
+conversion is computed in dpatlas), sequential composition ``a + b`` adds ε, δ and ρ, and
+``k * cost`` is the k-fold composition, so a total never rounds below the sum. δ saturates
+at 1 (a composition of many (ε, δ) draws may protect nothing, which is still a true
+statement; a budget refuses it). :func:`split` cuts an ε into parts whose sum is at most the
+whole, so a release made of parts charges exactly its declared ε.
 
 How to add a release
 --------------------
@@ -40,8 +44,8 @@ How to add a release
    before touching the data (graph releases: before ``as_edge_graph``; maps: before
    ``site_counts``; core mechanisms: before reading the values' entries).
 3. After the exact answer is computed and before the first random word is drawn, call
-   ``charge.debit()`` (a backend that computes the answer elsewhere gets ``charge.debit`` as
-   its ``checked`` callback). Inner parts of a composite release call the core mechanisms
+   ``charge.debit()`` (a backend that computes the answer elsewhere calls it through its
+   ``checked`` callback). Inner parts of a composite release call the core mechanisms
    with ``budget=None``: the outer charge pays for them once.
 4. Build the result with ``charge.release(Kind, value=..., mechanism=..., ...)``.
 5. Add a case to the contract suite (``tests/privacy/_releases.py``): it then checks the
@@ -65,6 +69,7 @@ import math
 import numbers
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -73,10 +78,19 @@ from dpatlas.core.validation import check_delta, check_epsilon
 __all__ = ["Cost", "split"]
 
 
+def _typed(x: float) -> Fraction:
+    """The decimal a user typed for ``x``, exactly (as :func:`~.records.dec`: ``repr(x)``)."""
+    return Fraction(Decimal(repr(float(x))))
+
+
 def _up(x: Fraction) -> float:
-    """The smallest float ``>= x`` (``float(Fraction)`` rounds to nearest; step up if below)."""
+    """The smallest float whose typed decimal is ``>= x``."""
     f = float(x)
-    return math.nextafter(f, math.inf) if Fraction(f) < x else f
+    while f > 0 and _typed(math.nextafter(f, 0.0)) >= x:
+        f = math.nextafter(f, 0.0)
+    while _typed(f) < x:
+        f = math.nextafter(f, math.inf)
+    return f
 
 
 def _amount(x: Any, name: str, upper: float = math.inf) -> float:
@@ -90,7 +104,7 @@ def _amount(x: Any, name: str, upper: float = math.inf) -> float:
 
 
 def _sum(values: Iterable[float]) -> float:
-    return _up(sum((Fraction(v) for v in values), Fraction(0)))
+    return _up(sum((_typed(v) for v in values), Fraction(0)))
 
 
 @dataclass(frozen=True)
@@ -130,7 +144,7 @@ class Cost:
         if self.rho is not None:
             rho = _amount(self.rho, "rho")
         elif delta == 0:
-            x = Fraction(eps)
+            x = _typed(eps)
             rho = _up(x * x / 2)  # ε²/2, rounded up: the one place this conversion is made
         else:
             rho = None
@@ -185,25 +199,24 @@ class Cost:
         if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 0:
             raise TypeError(f"a cost can be multiplied by an integer k >= 0, got {k!r}")
         n = int(k)
-        delta = min(_up(Fraction(self.delta) * n), 1.0)
-        rho = None if self.rho is None else _up(Fraction(self.rho) * n)
-        return Cost(_up(Fraction(self.epsilon) * n), delta, rho)
+        delta = min(_up(_typed(self.delta) * n), 1.0)
+        rho = None if self.rho is None else _up(_typed(self.rho) * n)
+        return Cost(_up(_typed(self.epsilon) * n), delta, rho)
 
     __rmul__ = __mul__
 
 
 def split(epsilon: float, shares: Sequence[float]) -> tuple[float, ...]:
-    """Parts ``ε·share_i`` of ``epsilon`` whose exact sum is at most ``epsilon``.
+    """Parts ``ε·share_i`` of ``epsilon`` whose sum is at most ``epsilon``, as budgets add.
 
-    Every part but the last is ``fl(ε·share_i)``; the last is the largest float that keeps the
-    exact (rational) sum ``<= ε``, at most ``fl(ε·share_last)``. So the parts' composition,
-    rounded up (:meth:`Cost.compose`), is exactly ``epsilon`` whenever the shares sum to 1:
-    ``ε - Σ < ulp(last) <= ulp(ε)``, so no float lies strictly between ``Σ`` and ``ε``.
+    Every part but the last is ``fl(ε·share_i)``; the last is the largest float whose typed
+    decimal keeps the sum of the parts' decimals ``<= ε`` (the rest, when representable). So
+    the parts' composition (:meth:`Cost.compose`) is ``epsilon`` itself.
 
     Examples
     --------
     >>> split(1.0, [0.5, 0.5]), split(1.0, [1 / 3, 2 / 3])
-    ((0.5, 0.5), (0.3333333333333333, 0.6666666666666666))
+    ((0.5, 0.5), (0.3333333333333333, 0.6666666666666667))
     >>> Cost.compose(Cost.pure(e) for e in split(0.3, [0.2, 0.3, 0.5])).epsilon
     0.3
     """
@@ -211,9 +224,9 @@ def split(epsilon: float, shares: Sequence[float]) -> tuple[float, ...]:
     if not shares:
         raise ValueError("shares must hold at least one share")
     head = [eps * float(s) for s in shares[:-1]]
-    room = Fraction(eps) - sum((Fraction(p) for p in head), Fraction(0))
-    last = min(eps * float(shares[-1]), float(room))
-    while last > 0 and Fraction(last) > room:
+    room = _typed(eps) - sum((_typed(p) for p in head), Fraction(0))
+    last = float(room) if room > 0 else 0.0
+    while last > 0 and _typed(last) > room:
         last = math.nextafter(last, 0.0)
     if not all(p > 0 for p in (*head, last)):
         raise ValueError(

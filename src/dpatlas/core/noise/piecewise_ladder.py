@@ -55,7 +55,8 @@ Sampling is exact (integers, rationals and exact Bernoulli draws only). ``θ = s
 rational. A proposal picks rung ``u >= 0`` with ``P(u) ∝ (2 J_u + 1) q^u`` (as in the ladder
 sampler of :mod:`dpatlas.core.noise.ladder`: ``u = k + G`` with ``P(k) ∝ ΔM_k q^k`` by a thinned
 geometric and ``G`` geometric, from the core's exact discrete Laplace), then one of the
-``2 J_u + 1`` positions uniformly: position 0 is ``T`` in rung 0 and nothing in later rungs
+``2 J_u + 1`` positions uniformly (:mod:`dpatlas.core.noise._sampling.piecewise`, in batches of
+a fixed size whatever the ladder): position 0 is ``T`` in rung 0 and nothing in later rungs
 (rejected), the others are the offsets ``±j``, ``1 <= j <= J_u``. Every position has proposal
 weight ``q^u``; ``T`` is kept always and offset ``j`` with probability ``q^{j/J_u}``
 (Bernoulli(exp(-γ)) for the rational ``γ = θ j/J_u``, Canonne–Kamath–Steinke 2020), so a kept
@@ -67,23 +68,17 @@ depends on the (private) ladder, as the ladder's does: timing is not hidden.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from dpatlas.core.accounting.budget import Budget
-from dpatlas.core.noise._sampling.bernoulli import bernoulli_exp_neg
+from dpatlas.core.accounting.charge import open_charge
+from dpatlas.core.noise._sampling.piecewise import draw_piecewise
+from dpatlas.core.noise._sampling.piecewise import widths_at as _widths_at  # noqa: F401 (piecewise_exact)
 from dpatlas.core.noise.discrete_laplace import rational_scale
-from dpatlas.core.noise.ladder import (
-    CLIP,
-    _geometric,
-    _starts,
-    check_ladder,
-    check_value,
-    noisy_release,
-)
+from dpatlas.core.noise.ladder import check_ladder, check_value, ladder_cost, noisy_release
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RandomSource, RngLike, get_source
 from dpatlas.core.validation import check_epsilon, check_positive_int
@@ -95,6 +90,7 @@ __all__ = [
     "floored_widths",
     "normalizer_loss",
     "piecewise_ladder_mechanism",
+    "piecewise_scale",
     "piecewise_theta",
     "sample_piecewise_ladder",
 ]
@@ -195,84 +191,6 @@ def floored_widths(
     return np.maximum(lad, k), k
 
 
-def _rung_draws(
-    source: RandomSource, sizes: np.ndarray, ts: tuple[int, int], count: int
-) -> np.ndarray:
-    """About ``count`` draws of ``u >= 0`` with ``P(u) ∝ M_u q^u`` (``M`` non-decreasing).
-
-    ``sizes`` is ``M_0, M_1, ...`` with ``M_u`` equal to its last entry afterwards. As
-    ``Σ_u M_u q^u = Σ_k ΔM_k q^k / (1 - q)``, ``u = k + G`` with ``P(k) ∝ ΔM_k q^k`` (a
-    geometric proposal kept when ``below(max ΔM) < ΔM_k``) and ``G`` geometric.
-    """
-    steps = np.diff(np.concatenate([[0], sizes]))
-    k = _geometric(source, count, ts)
-    k = k[k < steps.size]
-    k = k[source.below(int(steps.max()), size=k.size) < steps[k].astype(np.uint64)]
-    return k + _geometric(source, k.size, ts)
-
-
-def _draw(
-    source: RandomSource, widths: np.ndarray, gs: int, ts: tuple[int, int], n: int
-) -> np.ndarray:
-    """``n`` exact noise values ``y - T`` with ``P ∝ q^ℓ`` (module docstring, Sampling).
-
-    Each round sizes its batch from the expected acceptance (floats used only for the batch
-    size) and keeps the first accepted proposals in proposal order: i.i.d. from the target.
-    """
-    t, s = ts
-    theta, q = s / t, math.exp(-s / t)
-    sizes = 2 * np.append(widths, gs) + 1  # M_u = 2 J_u + 1 positions in rung u (T in rung 0)
-    steps = np.diff(np.concatenate([[0], sizes]))
-    head = np.arange(min(widths.size, math.ceil(700 / theta)))  # no subnormals; rest < e^-700
-    weight, tail = q**head, q ** float(widths.size) / -math.expm1(-theta)
-    kept = float(
-        np.sum(steps[: head.size] * weight) * -math.expm1(-theta) + steps[-1] * q**widths.size
-    )
-    target = 1 + 2 * float(np.sum(weight * _offset_mass(widths[: head.size], theta)))
-    target += 2 * float(_offset_mass(np.array(gs), theta)) * tail
-    proposal = float(np.sum(sizes[: head.size] * weight)) + (2 * gs + 1) * tail
-    rate = kept / int(steps.max()) * target / proposal
-    out = np.zeros(n, dtype=np.int64)
-    filled = 0
-    while filled < n:
-        rung = _rung_draws(source, sizes, ts, int((n - filled) / rate * 1.2) + 64)
-        width = _widths_at(widths, gs, rung)
-        pos = source.below((2 * width + 1).astype(np.uint64)).astype(np.int64)
-        real = (pos > 0) | (rung == 0)  # position 0 is T in rung 0 and no output elsewhere
-        rung, width, pos = rung[real], width[real], pos[real]
-        j = (pos + 1) // 2
-        den = np.maximum(width, 1)
-        keep = bernoulli_exp_neg(source, (s / t) * (j / den), _exponent((s, t), j, den))
-        rung, j, pos = rung[keep][: n - filled], j[keep][: n - filled], pos[keep][: n - filled]
-        start = _starts(widths, gs, rung + 1)
-        offset = np.minimum(start + j, CLIP)
-        out[filled : filled + rung.size] = np.where(pos % 2 == 1, offset, -offset) * (pos > 0)
-        filled += rung.size
-    return out
-
-
-def _exponent(ts: tuple[int, int], j: np.ndarray, den: np.ndarray) -> Callable[[int], Fraction]:
-    """The exact ``γ_i = (s/t) j_i / den_i`` of Bernoulli(exp(-γ_i)) (Python integers: no
-    int64 overflow), for the rare draws the float estimate leaves ambiguous."""
-
-    def exact(i: int) -> Fraction:
-        return Fraction(ts[1] * int(j[i]), ts[0] * int(den[i]))
-
-    return exact
-
-
-def _widths_at(widths: np.ndarray, gs: int, rung: np.ndarray) -> np.ndarray:
-    """``J_u`` for rung indices ``u >= 0`` (``GS`` after the array)."""
-    return np.where(rung < widths.size, widths[np.minimum(rung, widths.size - 1)], gs)
-
-
-def _offset_mass(width: np.ndarray, theta: float) -> np.ndarray:
-    """``g(w) = Σ_{j=1}^{w} e^{-θ j/w}`` (0 at ``w = 0``), in floats: for batch sizes only."""
-    w = np.maximum(np.asarray(width, dtype=np.float64), 1.0)
-    with np.errstate(over="ignore"):  # e^{θ/w} = inf: the mass is 0
-        return np.where(np.asarray(width) > 0, -math.expm1(-theta) / np.expm1(theta / w), 0.0)
-
-
 def sample_piecewise_ladder(
     source: RandomSource,
     ladder: Any,
@@ -297,7 +215,7 @@ def sample_piecewise_ladder(
     if gs == 0:
         return np.zeros(count, dtype=np.int64)
     widths, k = floored_widths(lad, gs, floor, eps)
-    return _draw(source, widths, gs, piecewise_theta(eps, k, gs), count)
+    return draw_piecewise(source, widths, gs, piecewise_theta(eps, k, gs), count)
 
 
 def piecewise_ladder_mechanism(
@@ -333,15 +251,33 @@ def piecewise_ladder_mechanism(
     >>> abs(rel.value - 100) < 40
     True
     """
-    x = check_value(value)
-    lad, gs = check_unit_growth(ladder, global_sensitivity)
     eps = check_epsilon(epsilon)
     count = 1 if size is None else check_positive_int(size, "size")
+    scales = [] if global_sensitivity is None else [piecewise_scale(eps, global_sensitivity)]
+    charge = open_charge(
+        ladder_cost(eps, count), budget, mechanism=mechanism, note=note, scales=scales
+    )
+    x = check_value(value)
+    lad, gs = check_unit_growth(ladder, global_sensitivity)
     src = get_source(rng)
     widths, k = floored_widths(lad, gs, floor, eps)
-    ts = piecewise_theta(eps, k, gs) if gs > 0 else (1, 1)  # before the spend: may refuse
-    if budget is not None:
-        budget.spend(eps * count, 0.0, mechanism=mechanism, note=note)
-    noise = _draw(src, widths, gs, ts, count) if gs > 0 else np.zeros(count, dtype=np.int64)
+    ts = piecewise_theta(eps, k, gs) if gs > 0 else (1, 1)  # public: GS, the floor and ε
+    charge.debit()
+    noise = (
+        draw_piecewise(src, widths, gs, ts, count) if gs > 0 else np.zeros(count, dtype=np.int64)
+    )
     meta = {**(metadata or {}), "floor": k, "theta": ts[1] / ts[0]}
-    return noisy_release(x, noise, size, src.seeded, eps, 0.0, mechanism, "piecewise_ladder", meta)
+    return noisy_release(charge, x, noise, size, src.seeded, "piecewise_ladder", meta)
+
+
+def piecewise_scale(epsilon: float, global_sensitivity: int) -> Fraction:
+    """An upper bound on the sampler's ``1/θ`` from public values: ``θ >= ε/2`` (module
+    docstring), so ``2/ε`` (``1/ε`` when the floor reaches ``GS``); checked before the budget.
+
+    Examples
+    --------
+    >>> piecewise_scale(0.5, 10)
+    Fraction(4, 1)
+    """
+    eps = check_epsilon(epsilon)
+    return Fraction(2) / Fraction(eps) if int(global_sensitivity) > 0 else Fraction(1)

@@ -36,6 +36,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -43,8 +44,11 @@ from typing import Any
 import numpy as np
 
 from dpatlas.core.accounting.budget import Budget
-from dpatlas.core.noise.discrete_laplace import check_scales, rational_scale
-from dpatlas.core.noise.ladder import ladder_mechanism, step_scale
+from dpatlas.core.accounting.charge import open_charge
+from dpatlas.core.accounting.cost import Cost
+from dpatlas.core.accounting.cost import split as split_epsilon
+from dpatlas.core.noise.discrete_laplace import rational_scale
+from dpatlas.core.noise.ladder import ladder_mechanism
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike, get_source
 from dpatlas.core.validation import check_epsilon
@@ -195,17 +199,14 @@ def synthesize(
     """
     eps = check_epsilon(epsilon)
     shares = _check_split(split)
-    part = {stage: eps * share for stage, share in shares.items()}
-    check_scales(2, part["degrees"], part["partition"])
-    check_scales(1, part["blocks"])
-    step_scale(part["triangles"])
+    part = dict(zip(shares, split_epsilon(eps, list(shares.values())), strict=True))  # sum <= ε
+    cost = Cost.compose(Cost.pure(v) for v in part.values())  # four pure-DP releases
+    scales = [2 / Fraction(part[stage]) for stage in ("degrees", "partition", "triangles")]
+    scales.append(1 / Fraction(part["blocks"]))  # the triangles' rung scale is 2/ε too
     src = get_source(rng)
-    rho = sum(v**2 for v in part.values()) / 2  # zCDP of four pure-DP releases
-    if budget is not None:
-        budget.check(eps, rho=rho)
+    charge = open_charge(cost, budget, mechanism="synthesize", scales=scales)
     g = _public_graph(graph, n, nodes)
-    if budget is not None:
-        budget.spend(eps, mechanism="synthesize", rho=rho)
+    charge.debit()
     gen = src.generator()
     raw = noisy_degrees(g, part["degrees"], src)
     t, s = rational_scale(2 / part["degrees"])
@@ -242,16 +243,13 @@ def synthesize(
         "triangles": triangles,
         "block_density": density,
     }
-    return SyntheticGraph(
+    return charge.release(
+        SyntheticGraph,
         value=out,
-        epsilon=eps,
-        delta=0.0,
-        mechanism="synthesize",
         sensitivity=None,
         scale=None,
         noise=None,
         seeded=src.seeded,
-        rho=rho,
         metadata=meta,
         communities=communities,
     )

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from dpatlas.core.accounting.charge import Charge
 from dpatlas.core.release import Release
 from dpatlas.spatial.grid import Grid
 from dpatlas.spatial.tree.estimates import to_cells
@@ -19,14 +20,15 @@ def tree_release(
     h: Hierarchy,
     grid: Grid,
     *,
-    epsilon: float,
-    mechanism: str,
+    charge: Charge,
     sensitivity: int,
     seeded: bool,
     leaf_scale: float | np.ndarray,
     metadata: Mapping[str, Any],
 ) -> Release:
     """A pure ε-DP release whose value is the raw leaf counts spread evenly over their cells.
+
+    ``charge`` is the method's debited charge: the release takes its cost and mechanism.
 
     The noise of a cell is a share of its leaf's noise, not one draw per cell, so the
     release has no per-cell ``scale``; ``metadata["hierarchy"]`` holds the whole tree (see
@@ -44,16 +46,13 @@ def tree_release(
                 f"leaf_scale must be one number or one per node ({h.size}), "
                 f"got shape {leaf_scale.shape}"
             )
-    return Release(
+    return charge.release(
+        Release,
         value=to_cells(h, h.noisy, grid),
-        epsilon=epsilon,
-        delta=0.0,
-        mechanism=mechanism,
         sensitivity=float(sensitivity),
         scale=None,
         noise=None,
         seeded=seeded,
-        rho=epsilon**2 / 2,
         metadata={
             "hierarchy": h.to_metadata(),
             "leaf_noise": {"noise": "discrete_laplace", "scale": leaf_scale},

@@ -20,11 +20,14 @@ the least squares as a measurement of the root).
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
 from dpatlas.core.accounting.budget import Budget
-from dpatlas.core.noise.discrete_laplace import check_scales, discrete_laplace
+from dpatlas.core.accounting.charge import open_charge
+from dpatlas.core.accounting.cost import Cost, split
+from dpatlas.core.noise.discrete_laplace import discrete_laplace
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RandomSource
 from dpatlas.spatial.grid import Grid
@@ -122,14 +125,20 @@ def adaptive_release(
     if n_sites is not None and not (isinstance(n_sites, (int, float)) and n_sites >= 0):
         raise ValueError(f"n_sites must be a public number >= 0 or None, got {n_sites!r}")
     k = data.sensitivity
-    eps_n = 0.0 if n_sites is not None else n_fraction * epsilon
-    eps_grid = epsilon - eps_n
-    eps1 = alpha * eps_grid
-    eps2 = eps_grid - eps1
-    check_scales(k, eps1, eps2, *([eps_n] if eps_n else []))
-    if budget is not None:
-        note = f"N ε={eps_n:g}, level 1 ε={eps1:g}, level 2 ε={eps2:g}"
-        budget.spend(epsilon, mechanism="heatmap/adaptive", note=note)
+    if n_sites is None:  # parts with an exact sum <= ε
+        eps_n, eps1, eps2 = split(
+            epsilon, [n_fraction, *((1 - n_fraction) * s for s in (alpha, 1 - alpha))]
+        )
+    else:
+        eps_n, (eps1, eps2) = 0.0, split(epsilon, [alpha, 1 - alpha])
+    eps_grid = eps1 + eps2
+    parts = [eps1, eps2, *([eps_n] if eps_n else [])]
+    note = f"N ε={eps_n:g}, level 1 ε={eps1:g}, level 2 ε={eps2:g}"
+    charge = open_charge(
+        Cost.compose(Cost.pure(e) for e in parts), budget, mechanism="heatmap/adaptive",
+        note=note, scales=[k / Fraction(e) for e in parts],
+    )  # fmt: skip
+    charge.debit()
     counts, released = cell_grid(data.counts, grid), grid.released
     count_table, cell_table = prefix_sums(counts), prefix_sums(released.astype(np.int64))
     root_noisy, root_var = np.nan, np.inf
@@ -167,8 +176,7 @@ def adaptive_release(
     return tree_release(
         h,
         grid,
-        epsilon=epsilon,
-        mechanism="heatmap/adaptive",
+        charge=charge,
         sensitivity=k,
         seeded=source.seeded,
         leaf_scale=scale2,

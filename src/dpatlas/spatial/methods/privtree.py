@@ -10,10 +10,14 @@ cells; the tree is kept (``metadata["hierarchy"]``) for region queries and post-
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 
 from dpatlas.core.accounting.budget import Budget
-from dpatlas.core.noise.discrete_laplace import check_scales, discrete_laplace
+from dpatlas.core.accounting.charge import open_charge
+from dpatlas.core.accounting.cost import Cost, split
+from dpatlas.core.noise.discrete_laplace import discrete_laplace
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RandomSource
 from dpatlas.spatial.grid import Grid
@@ -130,18 +134,18 @@ def privtree_release(
             f"give theta (counts) or theta_levels (levels of bias), not both: got theta={theta!r}, "
             f"theta_levels={theta_levels!r}"
         )
-    eps_tree = tree_fraction * epsilon
-    eps_leaf = epsilon - eps_tree
+    eps_tree, eps_leaf = split(epsilon, [tree_fraction, 1.0 - tree_fraction])  # sum <= ε
     rule = split_rule(
         eps_tree, sensitivity=data.sensitivity, theta=theta, theta_levels=theta_levels
     )
-    check_scales(data.sensitivity, eps_leaf)
-    if budget is not None:
-        budget.spend(
-            epsilon,
-            mechanism="heatmap/privtree",
-            note=f"tree ε={eps_tree:g} (any depth), leaf counts ε={eps_leaf:g}",
-        )
+    charge = open_charge(
+        Cost.pure(eps_tree) + Cost.pure(eps_leaf),
+        budget,
+        mechanism="heatmap/privtree",
+        note=f"tree ε={eps_tree:g} (any depth), leaf counts ε={eps_leaf:g}",
+        scales=[data.sensitivity / Fraction(eps_leaf)],
+    )
+    charge.debit()
     counts = cell_grid(data.counts, grid)
     tree = grow_tree(counts, grid.released, rule, source)
     leaf = np.ones(tree["parent"].size, dtype=bool)
@@ -175,8 +179,7 @@ def privtree_release(
     return tree_release(
         h,
         grid,
-        epsilon=epsilon,
-        mechanism="heatmap/privtree",
+        charge=charge,
         sensitivity=data.sensitivity,
         seeded=source.seeded,
         leaf_scale=float(leaves.scale),  # type: ignore[arg-type]
