@@ -169,13 +169,18 @@ def read_node_list(path: Path) -> Any:
 def run(args: argparse.Namespace, out: Output) -> int:
     """Run one graph command (the row of :data:`STATISTICS` in ``args.statistic``)."""
     import dpatlas.graph as graphs
+    from dpatlas.core.accounting.charge import open_charge
+    from dpatlas.graph._noise import count_cost
 
     stat: Statistic = args.statistic
     kwargs = _checked(stat, args)
     nodes = None if args.node_list is None else read_node_list(args.node_list)
     budget = release_budget(args, out)
     if budget is not None and budget.accounting == "basic":  # refuse before reading the file
-        budget.check(args.epsilon + (kwargs.get("interval_epsilon") or 0.0), kwargs.get("delta", 0))
+        cost = count_cost(
+            args.epsilon, kwargs.get("delta", 0), kwargs.get("interval_epsilon") or 0.0
+        )
+        open_charge(cost, budget, mechanism=stat.name)  # checked only: the release debits
     steps = ["read edge list", f"release the {stat.what}"]
     with Steps(steps, enabled=show_progress(args.quiet), desc=stat.name) as bar:
         with bar.step(f"reading {args.edges.name}"):

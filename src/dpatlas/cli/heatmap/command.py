@@ -196,6 +196,8 @@ def _short(number: Any) -> str:
 def run(args: argparse.Namespace, out: Output) -> int:
     """Run ``dpatlas heatmap``."""
     from dpatlas.cli.grids import study_area_grid
+    from dpatlas.core.accounting.charge import open_charge
+    from dpatlas.core.accounting.cost import Cost
     from dpatlas.spatial import heatmap
     from dpatlas.spatial.products.formats.facts import release_facts
 
@@ -215,8 +217,8 @@ def run(args: argparse.Namespace, out: Output) -> int:
                 layer=args.study_area_layer,
             )
         budget = release_budget(args, out)
-        if budget is not None:
-            budget.check(args.epsilon)  # refuse before the sites are read
+        # refuse before the sites are read (checked only: the release debits)
+        open_charge(Cost.pure(args.epsilon), budget, mechanism=f"heatmap/{args.method}")
         with bar.step("reading sites"):
             sites = read_points(args.points, csv, args.layer)
         column = args.individual_column
