@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from dpatlas import core
+from dpatlas.core.noise.gaussian import analytic_gaussian_sigma
 from dpatlas.core.noise.ladder import ladder_mechanism
 from dpatlas.core.noise.piecewise_ladder import piecewise_ladder_mechanism
 from dpatlas.core.noise.smooth import smooth_mechanism
@@ -96,8 +97,17 @@ def _lap(eps: float, size: int, rng: Any) -> core.Release:
 
 
 def _gauss(eps: float, size: int, rng: Any) -> core.Release:
+    coarsest = analytic_gaussian_sigma(1.0, eps, 1e-3) * 2.0**-16  # few lattice points
     values = np.zeros(size)
-    return core.gaussian(values, sensitivity=1.0, epsilon=eps, delta=1e-3, max_changed=1, rng=rng)
+    return core.gaussian(
+        values,
+        sensitivity=1.0,
+        epsilon=eps,
+        delta=1e-3,
+        max_changed=1,
+        resolution=coarsest,
+        rng=rng,
+    )
 
 
 def _sorted_degrees(eps: float, size: int, rng: Any) -> tuple[np.ndarray, float]:
