@@ -18,11 +18,16 @@ from scipy.special import digamma
 import dpatlas as dpa
 from dpatlas.core.interval import dlap_cdf
 from dpatlas.core.noise.discrete_laplace import discrete_laplace, rational_scale
-from dpatlas.core.noise.ladder import ladder_mechanism, rung_sizes
-from dpatlas.core.noise.ladder_exact import ladder_probabilities
-from dpatlas.core.noise.piecewise_exact import piecewise_pmf, piecewise_quantile
-from dpatlas.core.noise.piecewise_ladder import piecewise_ladder_mechanism
-from dpatlas.core.noise.smooth import smooth_beta, smooth_bound, smooth_mechanism, smooth_scale
+from dpatlas.core.noise.local.ladder import ladder_mechanism, rung_sizes
+from dpatlas.core.noise.local.ladder_exact import ladder_probabilities
+from dpatlas.core.noise.local.piecewise_exact import piecewise_pmf, piecewise_quantile
+from dpatlas.core.noise.local.piecewise_ladder import piecewise_ladder_mechanism
+from dpatlas.core.noise.local.smooth import (
+    smooth_beta,
+    smooth_bound,
+    smooth_mechanism,
+    smooth_scale,
+)
 from dpatlas.core.rng import get_source
 from dpatlas.errors import PrivacyLeakWarning
 from dpatlas.graph.exact.counting import common_neighbour_stats

@@ -25,7 +25,7 @@ import pytest
 
 distributed = pytest.importorskip("distributed", reason="the dask extra is not installed")
 
-from dpatlas.core.noise.ladder import ladder_mechanism  # noqa: E402
+from dpatlas.core.noise.local.ladder import ladder_mechanism  # noqa: E402
 from dpatlas.core.rng import get_source  # noqa: E402
 from dpatlas.dask import heatmap_counts, site_counts, triangle_stats  # noqa: E402
 from dpatlas.graph.exact.triangle_sensitivity import sensitivity_ladder  # noqa: E402

@@ -22,7 +22,7 @@ import pytest
 from benchmarks.test_bench_triangles import GRAPHS, ladder_median, read
 
 import dpatlas as dpa
-from dpatlas.core.noise.piecewise_exact import piecewise_quantile
+from dpatlas.core.noise.local.piecewise_exact import piecewise_quantile
 from dpatlas.graph.clustering import clustering_coefficient
 from dpatlas.graph.degrees import degree_histogram
 from dpatlas.graph.edges import edge_count

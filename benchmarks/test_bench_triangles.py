@@ -2,7 +2,7 @@
 
 Accuracy is the *exact* median of ``|output - T| / T`` of each mechanism's output distribution
 (noiseless and fast): ladder from the exact rung probabilities, piecewise from its exact pmf
-(:mod:`dpatlas.core.noise.piecewise_exact`), smooth + Cauchy and global from the discrete
+(:mod:`dpatlas.core.noise.local.piecewise_exact`), smooth + Cauchy and global from the discrete
 distributions sampled, smooth + Laplace at δ = 1e-6. The LS column is a floor that is NOT
 private (median of Laplace(a_max/ε), ``a_max ln 2 / ε``), shown as in BENCHMARKS.md. n is the
 public node count of ../shared/datasets/README.md.
@@ -26,11 +26,11 @@ import pytest
 
 import dpatlas as dpa
 from dpatlas.core.noise.discrete_cauchy import discrete_cauchy_pmf
-from dpatlas.core.noise.ladder import ladder_mechanism
-from dpatlas.core.noise.ladder_exact import ladder_probabilities
-from dpatlas.core.noise.piecewise_exact import piecewise_quantile
-from dpatlas.core.noise.piecewise_ladder import piecewise_ladder_mechanism
-from dpatlas.core.noise.smooth import smooth_beta, smooth_scale
+from dpatlas.core.noise.local.ladder import ladder_mechanism
+from dpatlas.core.noise.local.ladder_exact import ladder_probabilities
+from dpatlas.core.noise.local.piecewise_exact import piecewise_quantile
+from dpatlas.core.noise.local.piecewise_ladder import piecewise_ladder_mechanism
+from dpatlas.core.noise.local.smooth import smooth_beta, smooth_scale
 from dpatlas.graph._testgraphs import chung_lu_edges
 from dpatlas.graph.exact.counting import common_neighbour_stats
 from dpatlas.graph.exact.triangle_sensitivity import sensitivity_ladder, smooth_sensitivity

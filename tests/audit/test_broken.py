@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from dpatlas.audit import audit
-from dpatlas.core.noise import ladder as core_ladder
+from dpatlas.core.noise.local import ladder as core_ladder
 
 SAMPLES = 200_000
 

@@ -16,9 +16,9 @@ from dpatlas.core.interval import (
     certified_coverage,
     dlap_cdf,
 )
-from dpatlas.core.noise.ladder_exact import SteepLadder, ladder_pmf, steep_cdf, steep_quantile
-from dpatlas.core.noise.smooth import smooth_beta, smooth_bound, smooth_scale
-from dpatlas.core.noise.smooth_family import SmoothSteep, steep_smooth_bound
+from dpatlas.core.noise.local.ladder_exact import SteepLadder, ladder_pmf, steep_cdf, steep_quantile
+from dpatlas.core.noise.local.smooth import smooth_beta, smooth_bound, smooth_scale
+from dpatlas.core.noise.local.smooth_family import SmoothSteep, steep_smooth_bound
 
 RNG = np.random.default_rng(20_260_115)
 

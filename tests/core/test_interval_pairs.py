@@ -14,7 +14,7 @@ from dpatlas.core.interval import dlap_cdf
 from dpatlas.core.interval_pairs import PublicLaplace, pair_rule
 from dpatlas.core.interval_shape import _Y, mixture_table
 from dpatlas.core.noise.discrete_laplace import rational_scale
-from dpatlas.core.noise.ladder_exact import SteepLadder, ladder_pmf
+from dpatlas.core.noise.local.ladder_exact import SteepLadder, ladder_pmf
 
 TOPS, EPS, SCALE = (30, 60), 1.0, (2, 1)
 K = np.arange(-4_000, 4_001)

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpatlas.core.noise.ladder import ladder_mechanism
+from dpatlas.core.noise.local.ladder import ladder_mechanism
 from dpatlas.dask import triangle_stats
 from dpatlas.graph._testgraphs import chung_lu_edges
 from dpatlas.graph.exact.counting import CommonNeighbourStats, common_neighbour_stats

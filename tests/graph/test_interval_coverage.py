@@ -23,11 +23,16 @@ from tests.helpers.distributions import smooth_abs_cdf
 
 from dpatlas.core.interval import dlap_cdf
 from dpatlas.core.noise.discrete_laplace import rational_scale, sample_discrete_laplace
-from dpatlas.core.noise.ladder import ladder_mechanism
-from dpatlas.core.noise.ladder_exact import ladder_pmf
-from dpatlas.core.noise.piecewise_exact import piecewise_pmf
-from dpatlas.core.noise.piecewise_ladder import piecewise_ladder_mechanism
-from dpatlas.core.noise.smooth import smooth_beta, smooth_bound, smooth_mechanism, smooth_scale
+from dpatlas.core.noise.local.ladder import ladder_mechanism
+from dpatlas.core.noise.local.ladder_exact import ladder_pmf
+from dpatlas.core.noise.local.piecewise_exact import piecewise_pmf
+from dpatlas.core.noise.local.piecewise_ladder import piecewise_ladder_mechanism
+from dpatlas.core.noise.local.smooth import (
+    smooth_beta,
+    smooth_bound,
+    smooth_mechanism,
+    smooth_scale,
+)
 from dpatlas.core.rng import get_source
 from dpatlas.graph import clustering_coefficient, degree_histogram, kstar_count, triangle_count
 from dpatlas.graph._interval import bounded_halfwidth, interval_inputs

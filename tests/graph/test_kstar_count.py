@@ -11,10 +11,10 @@ import pytest
 
 from dpatlas.core.accounting.budget import Budget
 from dpatlas.core.noise.discrete_laplace import discrete_laplace
-from dpatlas.core.noise.ladder import ladder_mechanism
-from dpatlas.core.noise.piecewise_exact import piecewise_pmf
-from dpatlas.core.noise.piecewise_ladder import piecewise_ladder_mechanism
-from dpatlas.core.noise.smooth import smooth_beta, smooth_bound, smooth_mechanism
+from dpatlas.core.noise.local.ladder import ladder_mechanism
+from dpatlas.core.noise.local.piecewise_exact import piecewise_pmf
+from dpatlas.core.noise.local.piecewise_ladder import piecewise_ladder_mechanism
+from dpatlas.core.noise.local.smooth import smooth_beta, smooth_bound, smooth_mechanism
 from dpatlas.errors import BudgetExceededError
 from dpatlas.graph.exact.kstar_sensitivity import kstar_exact, kstar_ladder
 from dpatlas.graph.input.edgegraph import as_edge_graph

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from dpatlas import Budget
-from dpatlas.core.noise.ladder import ladder_mechanism
+from dpatlas.core.noise.local.ladder import ladder_mechanism
 from dpatlas.graph import clustering_coefficient, kstar_count, triangle_count
 
 # triangle_count(..., epsilon=1e-300, method="ladder", interval_epsilon=1.0) debited the budget

@@ -1,6 +1,6 @@
 """Exact privacy of ``triangle_count(method="piecewise")`` on small neighbouring graphs.
 
-The release is ``T + noise`` with the exact pmf of :mod:`dpatlas.core.noise.piecewise_exact`
+The release is ``T + noise`` with the exact pmf of :mod:`dpatlas.core.noise.local.piecewise_exact`
 on the graph's own ladder (exact ``LS⁽ᵗ⁾`` or the relaxed ``U(t)``) and the default floor, as
 ``triangle_count`` builds it. For every pair below the largest ``|ln P_G(y) - ln P_G'(y)|``
 over a window of outputs that holds all but ``e^-60`` of both distributions is at most ε:
@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 from tests.privacy._graphs import PAIRS
 
-from dpatlas.core.noise import piecewise_exact
-from dpatlas.core.noise.piecewise_exact import piecewise_pmf
-from dpatlas.core.noise.piecewise_ladder import default_floor
+from dpatlas.core.noise.local import piecewise_exact
+from dpatlas.core.noise.local.piecewise_exact import piecewise_pmf
+from dpatlas.core.noise.local.piecewise_ladder import default_floor
 from dpatlas.graph.exact.counting import common_neighbour_stats
 from dpatlas.graph.exact.triangle_sensitivity import sensitivity_ladder
 from dpatlas.graph.input.edgegraph import as_edge_graph

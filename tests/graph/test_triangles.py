@@ -14,10 +14,10 @@ from tests.helpers.sources import CountingSource
 
 import dpatlas as dpa
 from dpatlas.core.noise.discrete_cauchy import discrete_cauchy_pmf
-from dpatlas.core.noise.ladder import ladder_mechanism
-from dpatlas.core.noise.ladder_exact import ladder_pmf
-from dpatlas.core.noise.piecewise_exact import piecewise_pmf
-from dpatlas.core.noise.smooth import smooth_beta, smooth_bound, smooth_scale
+from dpatlas.core.noise.local.ladder import ladder_mechanism
+from dpatlas.core.noise.local.ladder_exact import ladder_pmf
+from dpatlas.core.noise.local.piecewise_exact import piecewise_pmf
+from dpatlas.core.noise.local.smooth import smooth_beta, smooth_bound, smooth_scale
 from dpatlas.errors import BudgetExceededError
 from dpatlas.graph import triangles as tri
 from dpatlas.graph.exact.counting import common_neighbour_stats

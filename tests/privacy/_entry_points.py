@@ -19,8 +19,8 @@ import numpy as np
 
 from dpatlas import core
 from dpatlas.audit import summarize
-from dpatlas.core.noise.ladder import ladder_mechanism
-from dpatlas.core.noise.smooth import smooth_mechanism
+from dpatlas.core.noise.local.ladder import ladder_mechanism
+from dpatlas.core.noise.local.smooth import smooth_mechanism
 from dpatlas.graph import (
     clustering_coefficient,
     degree_histogram,

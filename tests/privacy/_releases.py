@@ -18,9 +18,9 @@ import numpy as np
 
 from dpatlas import core
 from dpatlas.core.noise.gaussian import analytic_gaussian_sigma
-from dpatlas.core.noise.ladder import ladder_mechanism
-from dpatlas.core.noise.piecewise_ladder import piecewise_ladder_mechanism
-from dpatlas.core.noise.smooth import smooth_mechanism
+from dpatlas.core.noise.local.ladder import ladder_mechanism
+from dpatlas.core.noise.local.piecewise_ladder import piecewise_ladder_mechanism
+from dpatlas.core.noise.local.smooth import smooth_mechanism
 from dpatlas.graph import (
     as_edge_graph,
     clustering_coefficient,

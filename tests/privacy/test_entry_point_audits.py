@@ -47,7 +47,7 @@ import pytest
 from tests.privacy._entry_points import CASES, GRID_8, GRID_16, K5, SITES_8, SITES_16, _plus
 
 from dpatlas.audit import AuditResult, audit, clopper_pearson
-from dpatlas.core.noise.ladder_exact import ladder_pmf
+from dpatlas.core.noise.local.ladder_exact import ladder_pmf
 from dpatlas.graph import as_edge_graph
 from dpatlas.graph.exact.counting import common_neighbour_stats
 from dpatlas.graph.exact.triangle_sensitivity import sensitivity_ladder

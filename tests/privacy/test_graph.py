@@ -16,9 +16,9 @@ from tests.privacy._graphs import METHODS, PAIRS
 
 from dpatlas.audit import audit
 from dpatlas.core import discrete_laplace
-from dpatlas.core.noise.ladder import ladder_mechanism
-from dpatlas.core.noise.piecewise_ladder import piecewise_ladder_mechanism
-from dpatlas.core.noise.smooth import smooth_beta, smooth_mechanism
+from dpatlas.core.noise.local.ladder import ladder_mechanism
+from dpatlas.core.noise.local.piecewise_ladder import piecewise_ladder_mechanism
+from dpatlas.core.noise.local.smooth import smooth_beta, smooth_mechanism
 from dpatlas.graph.exact.counting import common_neighbour_stats
 from dpatlas.graph.exact.triangle_sensitivity import sensitivity_ladder, smooth_sensitivity
 from dpatlas.graph.input.edgegraph import as_edge_graph

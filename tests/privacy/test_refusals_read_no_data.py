@@ -19,9 +19,9 @@ import numpy as np
 import pytest
 
 from dpatlas.core import Budget, clipped_sum, discrete_laplace, gaussian, laplace
-from dpatlas.core.noise.ladder import ladder_mechanism
-from dpatlas.core.noise.piecewise_ladder import piecewise_ladder_mechanism
-from dpatlas.core.noise.smooth import smooth_mechanism
+from dpatlas.core.noise.local.ladder import ladder_mechanism
+from dpatlas.core.noise.local.piecewise_ladder import piecewise_ladder_mechanism
+from dpatlas.core.noise.local.smooth import smooth_mechanism
 from dpatlas.graph import kstar_count
 
 FLOAT_MAX = float(np.finfo(np.float64).max)

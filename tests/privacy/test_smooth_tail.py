@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from dpatlas.audit import audit
-from dpatlas.core.noise.ladder import ladder_mechanism
-from dpatlas.core.noise.smooth import smooth_beta, smooth_bound, smooth_mechanism
+from dpatlas.core.noise.local.ladder import ladder_mechanism
+from dpatlas.core.noise.local.smooth import smooth_beta, smooth_bound, smooth_mechanism
 from dpatlas.graph import as_edge_graph
 from dpatlas.graph.exact.counting import common_neighbour_stats
 

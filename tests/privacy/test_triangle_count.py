@@ -26,7 +26,7 @@ from tests.privacy._graphs import METHODS, PAIRS
 
 from dpatlas.audit import AuditResult, audit
 from dpatlas.audit.bounds import epsilon_lower_bound
-from dpatlas.core.noise.piecewise_exact import piecewise_pmf
+from dpatlas.core.noise.local.piecewise_exact import piecewise_pmf
 from dpatlas.graph.triangles import triangle_count
 
 POWER_RUNS = 4_000

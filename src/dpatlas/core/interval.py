@@ -10,9 +10,9 @@ functions of public values only:
      ``cdf(A, h) >= level``.
 
 Nothing asks ``cdf`` to fall as ``A`` grows: every step below applies (F1) at the upper end of
-a block of ``A``. Families: :class:`~dpatlas.core.noise.ladder_exact.SteepLadder` (ladder
+a block of ``A``. Families: :class:`~dpatlas.core.noise.local.ladder_exact.SteepLadder` (ladder
 releases; (F1) is the steep dominance proved there),
-:class:`~dpatlas.core.noise.smooth_family.SmoothSteep` (smooth sensitivity) and the k-star families of
+:class:`~dpatlas.core.noise.local.smooth_family.SmoothSteep` (smooth sensitivity) and the k-star families of
 :mod:`dpatlas.graph._interval`. A new mechanism whose noise is stochastically bounded through a
 statistic plugs in by providing the two functions and ``top``.
 
@@ -114,7 +114,7 @@ class BoundRule:
 
         Examples
         --------
-        >>> from dpatlas.core.noise.ladder_exact import SteepLadder
+        >>> from dpatlas.core.noise.local.ladder_exact import SteepLadder
         >>> rule = bound_rule(SteepLadder(200, 1.0), 0.9, (2, 1))
         >>> rule.halfwidth([10, 12]).tolist()
         [71, 81]
@@ -243,7 +243,7 @@ def certified_coverage(
 
     Examples
     --------
-    >>> from dpatlas.core.noise.ladder_exact import SteepLadder
+    >>> from dpatlas.core.noise.local.ladder_exact import SteepLadder
     >>> fam = SteepLadder(200, 1.0)
     >>> certified_coverage(fam, 0, 0.903, (2, 1)) < 0.9 <= certified_coverage(fam, 2, 0.903, (2, 1))
     True
@@ -257,7 +257,7 @@ def bound_rule(family: NoiseFamily, level: float, scale: tuple[int, int]) -> Bou
 
     Examples
     --------
-    >>> from dpatlas.core.noise.ladder_exact import SteepLadder
+    >>> from dpatlas.core.noise.local.ladder_exact import SteepLadder
     >>> rule = bound_rule(SteepLadder(200, 1.0), 0.9, (2, 1))
     >>> rule.margin, round(rule.noise_level, 3), rule.certified >= 0.9
     (1, 0.903, True)

@@ -175,7 +175,7 @@ def pair_rule(
 
     Examples
     --------
-    >>> from dpatlas.core.noise.ladder_exact import SteepLadder
+    >>> from dpatlas.core.noise.local.ladder_exact import SteepLadder
     >>> rule = pair_rule(SteepLadder(300, 1.0), SteepLadder(600, 1.0), 0.9, (10, 1))
     >>> rule.margin, rule.floor, rule.certified >= 0.9
     (9, 10, True)

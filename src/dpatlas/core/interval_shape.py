@@ -56,7 +56,7 @@ def shape(family: NoiseFamily, level: float, b: float) -> np.ndarray:
 
     Examples
     --------
-    >>> from dpatlas.core.noise.ladder_exact import SteepLadder
+    >>> from dpatlas.core.noise.local.ladder_exact import SteepLadder
     >>> q = shape(SteepLadder(200, 1.0), 0.9, 2.0)
     >>> bool(q[_Y.searchsorted(1.0)] >= 0.9), bool(q[-1] > 0.999), bool((np.diff(q) >= 0).all())
     (True, True, True)

@@ -12,9 +12,9 @@ graph; it needs a *noise family*: the worst noise given a bound on the statistic
 Triangles and 2-stars (:func:`noise_family`): the ladder (``LS(t)``, ``U(t)``, or the 2-star
 ladder ``min(GS, c_max + t)``) starts at the bounded statistic and climbs by 0 or 1 per step, so
 its release noise is stochastically below the steep ladder's from any upper bound
-(:mod:`dpatlas.core.noise.ladder_exact`; for the piecewise ladder, whose widths are raised to
-its public floor, :class:`~dpatlas.core.noise.piecewise_exact.SteepPiecewise`); smooth noise
-grows with the steep ladder's smooth bound (:class:`~dpatlas.core.noise.smooth_family.SmoothSteep`).
+(:mod:`dpatlas.core.noise.local.ladder_exact`; for the piecewise ladder, whose widths are raised to
+its public floor, :class:`~dpatlas.core.noise.local.piecewise_steep.SteepPiecewise`); smooth noise
+grows with the steep ladder's smooth bound (:class:`~dpatlas.core.noise.local.smooth_family.SmoothSteep`).
 :mod:`dpatlas.core.interval` turns the noisy bound into a half-width whose coverage, over the
 count noise and the bound noise together, is certified to be at least the level for every graph.
 
@@ -36,13 +36,13 @@ import numpy as np
 
 from dpatlas.core.interval import NoiseFamily, bound_rule
 from dpatlas.core.noise.discrete_laplace import rational_scale
-from dpatlas.core.noise.ladder import step_scale
-from dpatlas.core.noise.ladder_dominance import LadderTable
-from dpatlas.core.noise.ladder_exact import SteepLadder
-from dpatlas.core.noise.piecewise_exact import SteepPiecewise
-from dpatlas.core.noise.piecewise_ladder import default_floor
-from dpatlas.core.noise.smooth import smooth_beta
-from dpatlas.core.noise.smooth_family import SmoothFamily, SmoothSteep
+from dpatlas.core.noise.local.ladder import step_scale
+from dpatlas.core.noise.local.ladder_dominance import LadderTable
+from dpatlas.core.noise.local.ladder_exact import SteepLadder
+from dpatlas.core.noise.local.piecewise_ladder import default_floor
+from dpatlas.core.noise.local.piecewise_steep import SteepPiecewise
+from dpatlas.core.noise.local.smooth import smooth_beta
+from dpatlas.core.noise.local.smooth_family import SmoothFamily, SmoothSteep
 from dpatlas.core.release import Release
 from dpatlas.graph.exact.kstar_envelope import star_envelope, star_smooth_bounds
 

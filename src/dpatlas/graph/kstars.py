@@ -1,13 +1,13 @@
 """Private k-star counts under edge-DP: ladder (default), piecewise (k = 2), smooth or global.
 
 The count ``Σ_v C(d_v, k)``, its ladder ``LS⁽ˢ⁾`` and the interval bounds are derived and proved
-in :mod:`dpatlas.graph.exact.kstar_sensitivity`; the noise comes unchanged from :mod:`dpatlas.core.noise.ladder`,
-:mod:`dpatlas.core.noise.smooth` and :mod:`dpatlas.core.noise.discrete_laplace`. The global sensitivity is
+in :mod:`dpatlas.graph.exact.kstar_sensitivity`; the noise comes unchanged from :mod:`dpatlas.core.noise.local.ladder`,
+:mod:`dpatlas.core.noise.local.smooth` and :mod:`dpatlas.core.noise.discrete_laplace`. The global sensitivity is
 ``GS = 2 C(n-2, k-1)`` (both endpoints of the flipped edge at degree ``n - 2`` otherwise).
 When ``GS = 0`` (``n <= k``) every graph on the node set has no k-star: 0 is released exactly
 (the budget is still debited as asked) with interval ``(0, 0)``.
 
-``method="piecewise"`` (:mod:`dpatlas.core.noise.piecewise_ladder`) needs a ladder that grows by
+``method="piecewise"`` (:mod:`dpatlas.core.noise.local.piecewise_ladder`) needs a ladder that grows by
 at most 1 per rung, condition (L3). For ``k = 2`` the ladder is ``min(e_i + e_j + t, 2(n - 2))``
 maximised over pairs, which does; for ``k >= 3`` one step adds up to ``C(d, k - 2)``, so the
 method is refused there (before the graph is read).
@@ -25,9 +25,9 @@ from dpatlas.core.noise.discrete_laplace import (
     rational_scale,
     sample_discrete_laplace,
 )
-from dpatlas.core.noise.ladder import ladder_mechanism
-from dpatlas.core.noise.piecewise_ladder import piecewise_ladder_mechanism
-from dpatlas.core.noise.smooth import smooth_beta, smooth_bound, smooth_mechanism
+from dpatlas.core.noise.local.ladder import ladder_mechanism
+from dpatlas.core.noise.local.piecewise_ladder import piecewise_ladder_mechanism
+from dpatlas.core.noise.local.smooth import smooth_beta, smooth_bound, smooth_mechanism
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike
 from dpatlas.core.validation import check_delta, check_epsilon

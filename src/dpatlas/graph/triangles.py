@@ -10,8 +10,8 @@ edge is data, and a release on it is not edge-DP.
 The exact count ``T``, the sensitivity ladder ``LS(t)`` (or its relaxation ``U(t)``) and the
 smooth sensitivity come from :mod:`dpatlas.graph.exact.counting` and
 :mod:`dpatlas.graph.exact.triangle_sensitivity`; the noise comes from
-:mod:`dpatlas.core.noise.piecewise_ladder`, :mod:`dpatlas.core.noise.ladder`,
-:mod:`dpatlas.core.noise.smooth` and :mod:`dpatlas.core.noise.discrete_laplace`. Noise scaled to
+:mod:`dpatlas.core.noise.local.piecewise_ladder`, :mod:`dpatlas.core.noise.local.ladder`,
+:mod:`dpatlas.core.noise.local.smooth` and :mod:`dpatlas.core.noise.discrete_laplace`. Noise scaled to
 the observed local sensitivity is never offered: it is not private (:func:`sensitivity_report`
 shows it, labelled NOT private).
 
@@ -25,11 +25,11 @@ with ``{i, k}`` or ``{j, k}`` equal to ``{u, v}``, so each ``a_ij``, hence the m
 at most 1; the pair ``(count, â)`` is ``(ε + interval_epsilon)``-DP. Both ladders (``LS(t)`` and
 the relaxed ``U(t)``) start at ``a_max`` and climb by 0 or 1 per step (each pair's term
 ``min(a + t, ⌊(t + c)/2⌋)`` does, and so does a maximum of such terms), so by the insertion
-lemma of :mod:`dpatlas.core.noise.ladder_exact` the ladder noise is stochastically below that of
+lemma of :mod:`dpatlas.core.noise.local.ladder_exact` the ladder noise is stochastically below that of
 the steep ladder ``min(n-2, A + t)`` for any ``A >= a_max``, and the smooth bound is below the
 steep ladder's; the piecewise noise, whose widths are those ladders raised to the public floor,
 is below the steep ladder's raised alike (the lemma of
-:class:`~dpatlas.core.noise.piecewise_exact.SteepPiecewise`). The interval is ``value ± h(â)``,
+:class:`~dpatlas.core.noise.local.piecewise_steep.SteepPiecewise`). The interval is ``value ± h(â)``,
 ``h`` the worst noise quantile at ``â`` plus a margin, with the margin certified by
 :mod:`dpatlas.core.interval` so that the coverage, over the count noise and ``Z`` together, is at
 least the level for every graph ("noise and bound"; post-processing of ``â``, the release and
@@ -51,9 +51,9 @@ from dpatlas.core.noise.discrete_laplace import (
     rational_scale,
     sample_discrete_laplace,
 )
-from dpatlas.core.noise.ladder import ladder_mechanism
-from dpatlas.core.noise.piecewise_ladder import piecewise_ladder_mechanism
-from dpatlas.core.noise.smooth import smooth_beta, smooth_mechanism
+from dpatlas.core.noise.local.ladder import ladder_mechanism
+from dpatlas.core.noise.local.piecewise_ladder import piecewise_ladder_mechanism
+from dpatlas.core.noise.local.smooth import smooth_beta, smooth_mechanism
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike, get_source
 from dpatlas.core.validation import check_delta, check_epsilon
@@ -128,7 +128,7 @@ def triangle_count(
         ``delta > 0`` (ε, δ)-DP (discrete Laplace noise, scale ``2S/ε``).
     method : {"piecewise", "ladder", "smooth", "global"}
         ``"piecewise"`` (pure ε; the most accurate: piecewise-Laplace noise over the same
-        ladder with a floored normalizer, :mod:`dpatlas.core.noise.piecewise_ladder`; measured
+        ladder with a floored normalizer, :mod:`dpatlas.core.noise.local.piecewise_ladder`; measured
         in ``docs/triangles.md``), ``"ladder"`` (Zhang et al., SIGMOD 2015; pure ε),
         ``"smooth"`` (Nissim–Raskhodnikova–Smith 2007), ``"global"`` (discrete Laplace at
         ``n - 2``).

@@ -9,8 +9,8 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from dpatlas.core.noise.ladder_dominance import depth_dominates
-from dpatlas.core.noise.smooth import smooth_bound
+from dpatlas.core.noise.local.ladder_dominance import depth_dominates
+from dpatlas.core.noise.local.smooth import smooth_bound
 from dpatlas.graph.exact.kstar_envelope import (
     _verified,
     point_depth,

@@ -4,8 +4,8 @@ A :class:`Cost` is a frozen, validated ``(ε, δ, ρ)``: the (ε, δ)-DP guarant
 when one is known, its zCDP cost ρ. Every release computes its cost from its *public*
 parameters with the privacy map that sits beside its mechanism
 (:func:`~dpatlas.core.noise.discrete_laplace.discrete_laplace_cost`,
-:func:`~dpatlas.core.noise.gaussian.gaussian_plan`, :func:`~dpatlas.core.noise.ladder.ladder_cost`,
-:func:`~dpatlas.core.noise.smooth.smooth_cost`, ``count_cost`` of the graph counts, the parts of
+:func:`~dpatlas.core.noise.gaussian.gaussian_plan`, :func:`~dpatlas.core.noise.local.ladder.ladder_cost`,
+:func:`~dpatlas.core.noise.local.smooth.smooth_cost`, ``count_cost`` of the graph counts, the parts of
 a heatmap method, ...), then pays it with one step,
 :func:`~dpatlas.core.accounting.charge.open_charge`:
 

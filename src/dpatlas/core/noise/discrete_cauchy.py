@@ -1,6 +1,6 @@
 """Discrete Cauchy distribution ``P(K = k) ∝ 1 / (1 + (k/b)²)`` on the integers, sampled exactly.
 
-The noise of the pure-ε smooth-sensitivity mechanism (:mod:`dpatlas.core.noise.smooth`, which proves
+The noise of the pure-ε smooth-sensitivity mechanism (:mod:`dpatlas.core.noise.local.smooth`, which proves
 its privacy). The normaliser is ``Σ_k 1/(1 + (k/b)²) = π b coth(π b)``. Heavy tails need exact
 arithmetic far out: proposals and acceptance tests are integers (uniform words, exact rational
 comparisons), floats only decide acceptances that are more than ``2**-40`` away from the
@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from dpatlas.core.noise.ladder import CLIP
+from dpatlas.core.noise.local.ladder import CLIP
 from dpatlas.core.rng import RandomSource
 
 __all__ = ["discrete_cauchy_pmf", "sample_discrete_cauchy"]
@@ -78,7 +78,7 @@ def sample_discrete_cauchy(source: RandomSource, size: int, scale: tuple[int, in
     starting at ``W (2^j - 1)``, ``W = ceil(b)``, and accepted with probability
     ``2^{2j-1} / (1 + (x/b)²) <= 1`` (integers; floats decide only outside a ``2**-40``
     margin, exact rationals inside). Then a fair sign, redrawn for ``-0``. Magnitudes are
-    capped at ``2**62`` (see :func:`~dpatlas.core.noise.ladder.clamp_release`).
+    capped at ``2**62`` (see :func:`~dpatlas.core.noise.local.ladder.clamp_release`).
 
     Examples
     --------

@@ -15,11 +15,11 @@ from ``(x, y)`` that raises ``m₁`` to ``c``, then ``m₂``.
 
 (K2) *The class.* Every ``e_i = d_i - x_ij`` is at most ``D' = min(D, c)``. For ``y <= x <= D'``
 the path of ``V(x, y)`` passes through ``(D', y)``: ``V(x, y)`` is ``V(D', y)`` with smaller
-rungs inserted in front, so by (a), (c) of :mod:`dpatlas.core.noise.ladder_dominance` a
+rungs inserted in front, so by (a), (c) of :mod:`dpatlas.core.noise.local.ladder_dominance` a
 sorted ladder ``J`` that depth-dominates every ``V(D', y)``, ``y <= D'``, dominates the whole
 k-star ladder, and its noise is stochastically above the release's.
 
-(K3) *Points.* By the criterion of :mod:`dpatlas.core.noise.ladder_dominance`, ``J`` dominates
+(K3) *Points.* By the criterion of :mod:`dpatlas.core.noise.local.ladder_dominance`, ``J`` dominates
 ``V(D', y)`` iff ``F_J(V_t) <= u_t`` for every ``t``, where ``F_J(v) = Σ_{J_j < v} J_j`` and
 ``u_t = Σ_{i<t} V_i``. For ``t <= c - D'`` the point ``(V_t, u_t)`` is
 ``(g(D' + t) + Y, G(D' + t) - G(D') + t Y)`` with ``Y = g(y) in [0, g(D')]``; for larger ``t``,

@@ -22,8 +22,8 @@ later non-neighbour ``(d_p, d_q)`` or its first later neighbour ``(d_p - 1, d_q 
 stops when a candidate dominates ``(d_p, d_{p+1})``, which bounds every later pair.
 
 ``LS⁽ᵗ⁾`` is a ladder ((L1) ``LS⁽⁰⁾ = LS``; (L2) ``LS⁽ᵗ⁾(G) <= LS⁽ᵗ⁺¹⁾(G')`` since graphs
-within ``t`` of ``G`` are within ``t + 1`` of ``G'``), so :func:`~dpatlas.core.noise.ladder.ladder_mechanism`
-and :func:`~dpatlas.core.noise.smooth.smooth_bound` apply unchanged, with ``GS = 2 C(n-2, k-1)``.
+within ``t`` of ``G`` are within ``t + 1`` of ``G'``), so :func:`~dpatlas.core.noise.local.ladder.ladder_mechanism`
+and :func:`~dpatlas.core.noise.local.smooth.smooth_bound` apply unchanged, with ``GS = 2 C(n-2, k-1)``.
 
 Interval (``interval_epsilon``), 2-stars: ``g(x) = x``, so ``V_s(x, y) = min(x + y + s, 2c)`` and
 the ladder is exactly ``min(GS, c_max + s)`` with ``c_max = max_{i != j} e_i + e_j`` (the

@@ -21,7 +21,7 @@ Privacy (edge-DP: neighbours share the public node set and differ in one edge). 
 partition pass is ε₂-DP by adaptive composition over the nodes (proof in
 :func:`~dpatlas.graph.synthesis._measure.private_partition`); the block counts of the released
 partition have sensitivity 1 (an edge lies in one cell); the ladder mechanism is ε₄-DP
-(:mod:`dpatlas.core.noise.ladder`). By sequential (adaptive) composition the four releases together
+(:mod:`dpatlas.core.noise.local.ladder`). By sequential (adaptive) composition the four releases together
 are ``(ε₁ + ε₂ + ε₃ + ε₄) = ε``-DP. The graph is then generated from the released values and
 public randomness only (:mod:`dpatlas.graph.synthesis._bter`, :mod:`dpatlas.graph.synthesis._deconvolve`): target
 degrees drawn from a deconvolution of the noisy degrees, BTER-style affinity blocks inside the
@@ -48,7 +48,7 @@ from dpatlas.core.accounting.charge import open_charge
 from dpatlas.core.accounting.cost import Cost
 from dpatlas.core.accounting.cost import split as split_epsilon
 from dpatlas.core.noise.discrete_laplace import rational_scale
-from dpatlas.core.noise.ladder import ladder_mechanism
+from dpatlas.core.noise.local.ladder import ladder_mechanism
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike, get_source
 from dpatlas.core.validation import check_epsilon

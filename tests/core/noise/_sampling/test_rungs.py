@@ -15,8 +15,8 @@ import pytest
 from tests.helpers.distributions import assert_distribution, assert_rejected
 
 from dpatlas.core.noise._sampling.rungs import BATCH, _one_block_rate, steps_of
-from dpatlas.core.noise.ladder import ladder_mechanism, sample_ladder_rungs, step_scale
-from dpatlas.core.noise.ladder_exact import ladder_probabilities
+from dpatlas.core.noise.local.ladder import ladder_mechanism, sample_ladder_rungs, step_scale
+from dpatlas.core.noise.local.ladder_exact import ladder_probabilities
 from dpatlas.core.rng import get_source
 from dpatlas.graph import kstar_count
 

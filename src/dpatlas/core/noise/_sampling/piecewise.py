@@ -1,4 +1,4 @@
-"""Exact sampler of the piecewise-Laplace ladder (:mod:`dpatlas.core.noise.piecewise_ladder`).
+"""Exact sampler of the piecewise-Laplace ladder (:mod:`dpatlas.core.noise.local.piecewise_ladder`).
 
 A proposal picks rung ``u`` with ``P(u) ∝ M_u q^u``, ``M_u = 2 J_u + 1`` (exact rungs from
 :func:`~dpatlas.core.noise._sampling.rungs.sample_rungs`, fixed-size batches), then one of the
@@ -17,7 +17,7 @@ import numpy as np
 
 from dpatlas.core.noise._sampling.bernoulli import bernoulli_exp_neg
 from dpatlas.core.noise._sampling.rungs import BATCH, sample_rungs
-from dpatlas.core.noise.ladder import CLIP, _starts
+from dpatlas.core.noise.local.ladder import CLIP, _starts
 from dpatlas.core.rng import RandomSource
 
 __all__ = ["draw_piecewise", "widths_at"]

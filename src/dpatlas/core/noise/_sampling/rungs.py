@@ -1,6 +1,6 @@
 """Exact rungs of the ladder mechanism, drawn in fixed-size batches for every ladder.
 
-Target (:mod:`dpatlas.core.noise.ladder`): ``P(r) ∝ N_r q^r`` with ``q = exp(-s/t)``, ``N_0 = 1``
+Target (:mod:`dpatlas.core.noise.local.ladder`): ``P(r) ∝ N_r q^r`` with ``q = exp(-s/t)``, ``N_0 = 1``
 and ``N_r = 2 I_{r-1}`` (``2 GS`` after the ladder). With ``M_r = max(1, N_r)`` (non-decreasing)
 and ``ΔM_k = M_k - M_{k-1} >= 0``, ``Σ_r M_r q^r = Σ_k ΔM_k q^k / (1 - q)``, so a rung with
 ``P(r) ∝ M_r q^r`` is ``k + G``, ``P(k) ∝ ΔM_k q^k`` and ``G`` geometric of ratio ``q``; the

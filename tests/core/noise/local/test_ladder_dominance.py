@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpatlas.core.noise.ladder_dominance import LadderTable, depth_dominates
-from dpatlas.core.noise.ladder_exact import ladder_pmf
+from dpatlas.core.noise.local.ladder_dominance import LadderTable, depth_dominates
+from dpatlas.core.noise.local.ladder_exact import ladder_pmf
 
 RNG = np.random.default_rng(20_260_215)
 

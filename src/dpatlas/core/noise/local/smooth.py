@@ -2,7 +2,7 @@
 
 Setting. ``f`` is an integer query and ``S(G)`` a β-smooth upper bound on its local
 sensitivity: for all neighbours ``G ~ G'``, (S1) ``|f(G) - f(G')| <= S(G)`` and
-(S2) ``S(G) <= e^β S(G')``. Any ladder (:mod:`dpatlas.core.noise.ladder`, (L1)–(L2)) gives one,
+(S2) ``S(G) <= e^β S(G')``. Any ladder (:mod:`dpatlas.core.noise.local.ladder`, (L1)–(L2)) gives one,
 :func:`smooth_bound` ``S = max_t e^{-βt} I_t`` (over every ``t >= 0``, the ``GS`` tail after
 the array included): ``S >= I_0`` and
 ``S(G) <= max_t e^{-βt} I_{t+1}(G') = e^β max_t e^{-β(t+1)} I_{t+1}(G') <= e^β S(G')``.
@@ -50,7 +50,7 @@ from dpatlas.core.accounting.charge import open_charge
 from dpatlas.core.accounting.cost import Cost
 from dpatlas.core.noise.discrete_cauchy import sample_discrete_cauchy
 from dpatlas.core.noise.discrete_laplace import rational_scale, sample_discrete_laplace
-from dpatlas.core.noise.ladder import check_ladder, check_value, noisy_release
+from dpatlas.core.noise.local.ladder import check_ladder, check_value, noisy_release
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RandomSource, RngLike, get_source
 from dpatlas.core.validation import check_delta, check_epsilon, check_positive_int
@@ -86,7 +86,7 @@ def smooth_bound(ladder: Any, beta: float, *, global_sensitivity: int | None = N
     """``S = max_{t >= 0} exp(-β t) I_t`` over a whole ladder, tail included: β-smooth.
 
     A ladder array ``I_0 .. I_{L-1}`` stands for the infinite ladder that continues with
-    ``I_t = GS`` for every ``t >= L`` (:mod:`dpatlas.core.noise.ladder`). Over the tail,
+    ``I_t = GS`` for every ``t >= L`` (:mod:`dpatlas.core.noise.local.ladder`). Over the tail,
     ``e^{-βt} GS`` is largest at its first rung ``t = L``, so
     ``S = max(max_{t < L} e^{-βt} I_t, GS·e^{-βL})`` is the maximum over the infinite ladder,
     and only then does the smoothness proof of the module docstring hold (it compares

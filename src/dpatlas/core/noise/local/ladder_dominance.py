@@ -3,7 +3,7 @@ explicit dominating ladders (:class:`LadderTable`).
 
 These functions read ladders; their results are diagnostics unless the ladders are public (as
 the dominating ladders of the interval families are: built from public values and bounds). The
-law is the sampler's (:mod:`dpatlas.core.noise.ladder`, ``q = e^{-ε'/2}`` at its rational
+law is the sampler's (:mod:`dpatlas.core.noise.local.ladder`, ``q = e^{-ε'/2}`` at its rational
 ``ε'``).
 
 Depth dominance (what makes one-sided, tight intervals possible). Write ``X_L`` for ``|noise|``
@@ -49,7 +49,7 @@ does (``σ_J`` does not decrease with depth, so rung ``t + 1`` of ``I`` only nee
     ``I_0 <= A`` and steps ``I_{t+1} - I_t`` in ``{0, 1}`` is ``J(A)`` with rungs inserted (the
     values below ``A`` and the repeats), so ``X_I <=_st X_{J(A)}``, and ``J(A) <=_st J(A + 1)``.
     The triangle ladders ``LS(t)`` and ``U(t)`` start at ``a_max`` with steps in ``{0, 1}`` and
-    the 2-star ladder is ``J(c_max)``: :class:`~dpatlas.core.noise.ladder_exact.SteepLadder`.
+    the 2-star ladder is ``J(c_max)``: :class:`~dpatlas.core.noise.local.ladder_exact.SteepLadder`.
 (c) *Maxima*: if ``I¹`` and ``I²`` are dominated by ``J`` in this sense, so is their pointwise
     maximum (its rung ``t`` is one of theirs, and its depths are larger).
 (d) *Truncation*: setting every rung from index ``T`` on to ``GS`` gives a dominating ladder.
@@ -68,8 +68,8 @@ from typing import Any
 
 import numpy as np
 
-from dpatlas.core.noise.ladder import check_ladder
-from dpatlas.core.noise.ladder_exact import _log_q
+from dpatlas.core.noise.local.ladder import check_ladder
+from dpatlas.core.noise.local.ladder_exact import _log_q
 
 __all__ = ["LadderTable", "depth_dominates"]
 
@@ -107,7 +107,7 @@ class LadderTable:
 
     ``sizes`` is an ``(m, T)`` integer array of non-decreasing rows in ``[1, GS]``; row ``i``
     is the ladder ``sizes[i, 0], ..., sizes[i, T - 1], GS, GS, ...`` under the ladder mechanism
-    at ``epsilon`` (the sampler's ``q``, :func:`~dpatlas.core.noise.ladder.step_scale`). Depths
+    at ``epsilon`` (the sampler's ``q``, :func:`~dpatlas.core.noise.local.ladder.step_scale`). Depths
     and weights are kept in float64; :meth:`cdf` is lowered by ``1e-12`` to absorb rounding.
 
     Examples

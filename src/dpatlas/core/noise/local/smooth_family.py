@@ -1,4 +1,4 @@
-"""Interval noise families of smooth-sensitivity releases (:mod:`dpatlas.core.noise.smooth`).
+"""Interval noise families of smooth-sensitivity releases (:mod:`dpatlas.core.noise.local.smooth`).
 
 The worst noise of a smooth release given an upper bound ``A`` on the statistic its ladder starts
 from: the noise scale ``c S(A)/ε`` grows with the smooth bound ``S(A)``, and both noises (Cauchy,
@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from dpatlas.core.noise.smooth import smooth_beta
+from dpatlas.core.noise.local.smooth import smooth_beta
 from dpatlas.core.validation import check_epsilon
 
 __all__ = ["SmoothFamily", "SmoothSteep", "steep_smooth_bound"]
@@ -30,7 +30,7 @@ def steep_smooth_bound(bound: Any, beta: float, *, global_sensitivity: int) -> n
 
     Examples
     --------
-    >>> from dpatlas.core.noise.smooth import smooth_bound
+    >>> from dpatlas.core.noise.local.smooth import smooth_bound
     >>> steep_smooth_bound([0, 3, 10], 0.5, global_sensitivity=100).round(4).tolist()
     [0.7358, 3.0, 10.0]
     >>> round(smooth_bound([3 + t for t in range(98)], 0.5, global_sensitivity=100), 4)
@@ -52,7 +52,7 @@ class SmoothFamily:
 
     Subclasses give :meth:`smooth` (``S(A)``, non-decreasing in the bound ``A``) and ``top``.
     The noise scale ``b(A) = c S(A) / ε`` (``c`` = 6 Cauchy, 2 Laplace; times ``1 + 2**-30``
-    to cover the release's rounding up, see :func:`~dpatlas.core.noise.smooth.smooth_halfwidth`)
+    to cover the release's rounding up, see :func:`~dpatlas.core.noise.local.smooth.smooth_halfwidth`)
     grows with ``A``, and both noises grow stochastically with the scale. ``cdf`` is a lower
     bound on ``P(|K| <= h)``: Cauchy ``1 - (2/π) atan(b/h)`` (the integral bound of
     ``smooth_halfwidth``), Laplace exact ``1 - 2 p^(h+1) / (1 + p)``, ``p = e^(-1/b)``.

@@ -11,13 +11,13 @@ from tests.helpers.distributions import assert_distribution, assert_rejected, as
 from tests.helpers.sources import CountingSource
 
 from dpatlas.core import Budget
-from dpatlas.core.noise.ladder import (
+from dpatlas.core.noise.local.ladder import (
     _place,
     clamp_release,
     ladder_mechanism,
     sample_ladder_rungs,
 )
-from dpatlas.core.noise.ladder_exact import ladder_pmf, ladder_probabilities
+from dpatlas.core.noise.local.ladder_exact import ladder_pmf, ladder_probabilities
 from dpatlas.core.rng import get_source
 from dpatlas.errors import BudgetExceededError
 

@@ -1,6 +1,6 @@
 """Piecewise-Laplace ladder with a floored normalizer: pure ε-DP at nearly ε per rung, exact.
 
-Setting (as :mod:`dpatlas.core.noise.ladder`). ``f`` is an integer query with public global
+Setting (as :mod:`dpatlas.core.noise.local.ladder`). ``f`` is an integer query with public global
 sensitivity ``GS`` and ``I_0(G) <= I_1(G) <= ...`` a ladder in ``[0, GS]`` (entries after the
 array are ``GS``) with, for all neighbours ``G ~ G'`` and ``t >= 0``,
 
@@ -53,7 +53,7 @@ sensitivity below ``4/ε``), where the ladder's own widths are small too.
 
 Sampling is exact (integers, rationals and exact Bernoulli draws only). ``θ = s/t`` is a
 rational. A proposal picks rung ``u >= 0`` with ``P(u) ∝ (2 J_u + 1) q^u`` (as in the ladder
-sampler of :mod:`dpatlas.core.noise.ladder`: ``u = k + G`` with ``P(k) ∝ ΔM_k q^k`` by a thinned
+sampler of :mod:`dpatlas.core.noise.local.ladder`: ``u = k + G`` with ``P(k) ∝ ΔM_k q^k`` by a thinned
 geometric and ``G`` geometric, from the core's exact discrete Laplace), then one of the
 ``2 J_u + 1`` positions uniformly (:mod:`dpatlas.core.noise._sampling.piecewise`, in batches of
 a fixed size whatever the ladder): position 0 is ``T`` in rung 0 and nothing in later rungs
@@ -76,9 +76,8 @@ import numpy as np
 from dpatlas.core.accounting.budget import Budget
 from dpatlas.core.accounting.charge import open_charge
 from dpatlas.core.noise._sampling.piecewise import draw_piecewise
-from dpatlas.core.noise._sampling.piecewise import widths_at as _widths_at  # noqa: F401 (piecewise_exact)
 from dpatlas.core.noise.discrete_laplace import rational_scale
-from dpatlas.core.noise.ladder import check_ladder, check_value, ladder_cost, noisy_release
+from dpatlas.core.noise.local.ladder import check_ladder, check_value, ladder_cost, noisy_release
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RandomSource, RngLike, get_source
 from dpatlas.core.validation import check_epsilon, check_positive_int
@@ -171,7 +170,7 @@ def piecewise_theta(epsilon: float, floor: int, global_sensitivity: int) -> tupl
 
 
 def check_unit_growth(ladder: Any, global_sensitivity: Any = None) -> tuple[np.ndarray, int]:
-    """:func:`~dpatlas.core.noise.ladder.check_ladder` plus (L3) on the array and its ``GS`` tail."""
+    """:func:`~dpatlas.core.noise.local.ladder.check_ladder` plus (L3) on the array and its ``GS`` tail."""
     lad, gs = check_ladder(ladder, global_sensitivity)
     if np.any(np.diff(np.append(lad, gs)) > 1):
         raise ValueError(

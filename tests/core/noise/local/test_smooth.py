@@ -19,7 +19,7 @@ from tests.helpers.sources import CountingSource
 from dpatlas.core import Budget
 from dpatlas.core.noise import discrete_cauchy
 from dpatlas.core.noise.discrete_cauchy import discrete_cauchy_pmf, sample_discrete_cauchy
-from dpatlas.core.noise.smooth import (
+from dpatlas.core.noise.local.smooth import (
     smooth_beta,
     smooth_bound,
     smooth_halfwidth,

@@ -1,13 +1,13 @@
-"""Exact distribution of the ladder mechanism (:mod:`dpatlas.core.noise.ladder`), in log space.
+"""Exact distribution of the ladder mechanism (:mod:`dpatlas.core.noise.local.ladder`), in log space.
 
 For tests, accuracy studies and intervals: the probability of every rung and every output, and
 the steep family of intervals. These functions read the ladder,
 which is private; their results are diagnostics unless the ladders passed in are themselves
 public (as the dominating ladders of :mod:`dpatlas.core.interval` are: built from public values
-and bounds). They use the sampler's ``ε' = 2s/t`` (:func:`~dpatlas.core.noise.ladder.step_scale`),
+and bounds). They use the sampler's ``ε' = 2s/t`` (:func:`~dpatlas.core.noise.local.ladder.step_scale`),
 equal to ε for ε = 1, 0.5, 2.
 
-Steep dominance (:mod:`dpatlas.core.noise.ladder_dominance`, (b) there): with
+Steep dominance (:mod:`dpatlas.core.noise.local.ladder_dominance`, (b) there): with
 ``J(A)_t = min(GS, A + t)``, every ladder ``I <= GS`` with ``I_0 <= A`` and steps
 ``I_{t+1} - I_t`` in ``{0, 1}`` has ``|noise|`` stochastically below ``J(A)``'s, and
 ``J(A) <=_st J(A + 1)``. The triangle ladders ``LS(t)`` and ``U(t)`` start at ``a_max`` with
@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from dpatlas.core.noise.ladder import check_ladder, rung_sizes, step_scale
+from dpatlas.core.noise.local.ladder import check_ladder, rung_sizes, step_scale
 from dpatlas.core.validation import as_int_array, check_positive_int
 
 __all__ = [
