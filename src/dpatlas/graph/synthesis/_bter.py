@@ -103,15 +103,19 @@ def generate(
     gen: np.random.Generator,
     *,
     repair: int = 3,
+    mix: np.ndarray | None = None,
 ) -> np.ndarray:
     """Edges (sorted keys ``u·n + v``, ``u < v``) of one graph with target ``degrees``.
 
     ``labels`` (communities) delimit the affinity blocks; ``groups`` (``0 .. G-1``) are the
-    block-model classes whose released ``G × G`` edge counts are ``blocks``.
+    block-model classes whose released ``G × G`` edge counts are ``blocks``. ``mix``, if
+    given, is ``balance_blocks(blocks, group degree sums)`` computed once by the caller (it does
+    not depend on ``scale``, so :func:`fit_triangles` need not redo it every round).
     """
     n, k = degrees.size, blocks.shape[0]
     deg = np.asarray(degrees, dtype=np.int64)
-    mix = balance_blocks(blocks, np.bincount(groups, weights=deg, minlength=k))
+    if mix is None:
+        mix = balance_blocks(blocks, np.bincount(groups, weights=deg, minlength=k))
     idx, start, size = _affinity_blocks(deg, labels, gen)
     first = deg[idx[start + size - 1]] if idx.size else np.zeros(0, dtype=np.int64)
     keys = _keys(_block_edges(idx, start, size, scale * (first + 1.0) ** -BLOCK_EXPONENT, gen), n)

@@ -66,7 +66,7 @@ from dpatlas.graph.synthesis._measure import (
     partition_size,
     private_partition,
 )
-from dpatlas.graph.synthesis._stubs import shift_to_total
+from dpatlas.graph.synthesis._stubs import balance_blocks, shift_to_total
 
 __all__ = ["MECHANISMS", "SPLIT", "SyntheticGraph", "synthesize"]
 
@@ -222,9 +222,10 @@ def synthesize(
     groups = communities * DEGREE_CLASSES + classes
     blocks = _nonnegative(coarsen(fine, merged))
     triangles = _noisy_triangles(g, part["triangles"], src)
+    mix = balance_blocks(blocks, np.bincount(groups, weights=target, minlength=blocks.shape[0]))
     keys, density = fit_triangles(
         max(triangles, 0),
-        lambda scale: generate(target, communities, groups, blocks, scale, gen),
+        lambda scale: generate(target, communities, groups, blocks, scale, gen, mix=mix),
         g.n,
     )
     import networkx as nx
