@@ -1,16 +1,21 @@
 """End-to-end audit of dpatlas.graph.synthesize on neighbouring graphs differing by one edge.
 
-Neighbours (public n = 6): the path 0-1-2-3-4-5 and the cycle (the path plus the edge {0, 5}).
-Every call runs the real release path (degrees, partition pass, block counts, ladder triangles,
-generation) and the output graph is projected onto a summary vector: the indicator of the
-edge that differs, the edge count, the triangle count, the degrees of 0 and 5 and whether 0 and
-5 share a released community. The auditor looks for an event on any coordinate or their sum.
+Neighbours (public n = 34): two stars, hub 0 with 16 leaves and hub 5 with 16 leaves, and the
+same graph with the hub-hub edge {0, 5}. The edge that differs joins the two highest degrees,
+so it enters every release where it weighs most: the degrees, the partition pass (where the
+top ceil(0.03 n) = 2 nodes by noisy degree release twice: one hub in 70% of the runs at
+epsilon = 1, both in 13-16%; the audit's earlier pair, a 6-node path and its cycle, had one
+twice-visited node) and the block counts. Every call runs the real release path and the
+output graph is projected onto a summary vector: the indicator of the edge that differs, the
+edge count, the triangle count, the degrees of 0 and 5 and whether 0 and 5 share a released
+community. The auditor looks for an event on any coordinate or their sum.
 
-Power: 700 runs per graph. With Clopper–Pearson intervals at 99% an event of probability about
+Power: 700 runs per graph. With Clopper-Pearson intervals at 99% an event of probability about
 1/2 can only certify ``ε_lb`` up to roughly 0.4 above the truth, so this catches gross leaks (the
-broken variant below: the true edge copied into the output, ``ε = ∞``, is found every time),
-not a small excess. The mechanisms themselves are audited with large samples in the core's
-audits; this test guards the wiring (what is read, what is released, what is spent).
+broken variant below: the true edge copied into the output, ``ε = ∞``, is found every time;
+100 runs suffice for it), not a small excess. The mechanisms themselves are audited with large
+samples in the core's audits; this test guards the wiring (what is read, what is released,
+what is spent).
 """
 
 from __future__ import annotations
@@ -21,8 +26,9 @@ import numpy as np
 from dpatlas.audit import audit
 from dpatlas.graph import synthesize
 
-PATH = np.array([(0, 1), (1, 2), (2, 3), (3, 4), (4, 5)])
-CYCLE = np.vstack([PATH, [(0, 5)]])
+N = 34
+STARS = np.array([(0, i) for i in range(1, 18) if i != 5] + [(5, j) for j in range(18, N)])
+JOINED = np.vstack([STARS, [(0, 5)]])
 
 
 def _summary(rel: object) -> np.ndarray:
@@ -42,11 +48,11 @@ def _summary(rel: object) -> np.ndarray:
 
 
 def release(edges: np.ndarray, *, rng: np.random.Generator) -> np.ndarray:
-    return _summary(synthesize(edges, n=6, epsilon=1.0, rng=rng))
+    return _summary(synthesize(edges, n=N, epsilon=1.0, rng=rng))
 
 
 def test_synthesize_passes_the_audit() -> None:
-    result = audit(release, PATH, CYCLE, epsilon=1.0, samples=700, rng=19)
+    result = audit(release, STARS, JOINED, epsilon=1.0, samples=700, rng=19)
     assert result.passed, result
 
 
@@ -56,5 +62,5 @@ def test_a_leaking_variant_is_caught() -> None:
         out[0] = float(any(tuple(e) == (0, 5) for e in edges.tolist()))  # the true edge
         return out
 
-    result = audit(leaky, PATH, CYCLE, epsilon=1.0, samples=300, rng=19)
+    result = audit(leaky, STARS, JOINED, epsilon=1.0, samples=100, rng=19)
     assert not result.passed
