@@ -110,3 +110,16 @@ def test_intervals_come_from_the_raw_release_clipped_at_zero():
     np.testing.assert_array_equal(low, np.maximum(raw_low, 0))
     np.testing.assert_array_equal(high, np.maximum(raw_high, 0))
     assert (raw_high - raw_low == 2 * 3).all()  # discrete Laplace, scale 1: P(|Z| <= 3) = 0.973
+
+
+@pytest.mark.parametrize("integer", [True, False])
+def test_nonnegative_twice_is_once(integer):
+    """A map already non-negative (integer) is its own projection: no second step is logged
+    (the demo's captions read 'nonnegative(integer), nonnegative(integer)' before)."""
+    once = _sparse_map().nonnegative(integer=integer)
+    assert once.nonnegative(integer=integer) is once
+    assert once.steps == ("nonnegative(integer)" if integer else "nonnegative",)
+    small = Grid.from_bounds((0, 0, 10, 10), cell_size=1, crs="EPSG:3035")  # < 256 cells
+    hm = heatmap((np.full(9, 2.5), np.full(9, 3.5)), small, epsilon=1.0, crs=3035, rng=2)
+    assert hm.steps == ("nonnegative(integer)",)  # the default map's own projection
+    assert hm.nonnegative().steps == hm.steps

@@ -210,7 +210,8 @@ def empirical_bayes(heatmap: Heatmap, *, groups: int = GROUPS, window: int = WIN
         )
     if heatmap.grid.n_released < MIN_CELLS:
         small = nonnegative(heatmap.replace(estimate=None))
-        return heatmap.replace(estimate=small.estimate, steps=(*heatmap.steps, small.steps[-1]))
+        added = small.steps[len(heatmap.steps) :]  # none when the raw counts are already >= 0
+        return heatmap.replace(estimate=small.estimate, steps=(*heatmap.steps, *added))
     estimate = posterior_medians(
         np.asarray(release.value),
         float(release.scale),

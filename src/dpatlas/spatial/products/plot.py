@@ -47,7 +47,7 @@ def caption(heatmap: Heatmap) -> str:
     >>> import numpy as np, dpatlas.spatial as sp
     >>> g = sp.Grid.from_bounds((0, 0, 2, 1), cell_size=1, crs="EPSG:3035")
     >>> print(caption(sp.heatmap((np.array([0.5]), np.array([0.5])), g, epsilon=0.5,
-    ...                          crs="EPSG:3035", rng=0)))
+    ...                          crs="EPSG:3035", rng=1)))
     ε = 0.5 (whole map), heatmap/uniform, discrete_laplace noise of scale 2, ...; nonnegative(integer) [seeded: ...]
     """
     release, m = heatmap.release, heatmap.measured

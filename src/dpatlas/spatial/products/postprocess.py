@@ -72,7 +72,9 @@ def nonnegative(heatmap: Heatmap, *, integer: bool = True) -> Heatmap:
     The current estimate is projected onto ``{x >= 0, Σx = T}`` by least squares
     (:func:`project_simplex`), ``T`` its total (0 if negative); with ``integer=True`` the result
     is rounded to integers that still sum to ``T`` (rounded to an integer), by largest
-    remainders. Uses the released counts only. Flag ``"adjusted"`` marks changed cells.
+    remainders. Uses the released counts only. Flag ``"adjusted"`` marks changed cells. An
+    estimate already in that set (non-negative, and integer for ``integer=True``: a posterior
+    median map, or a map made non-negative before) is returned unchanged, with no step added.
 
     Examples
     --------
@@ -83,8 +85,13 @@ def nonnegative(heatmap: Heatmap, *, integer: bool = True) -> Heatmap:
     >>> nn = hm.nonnegative()
     >>> bool((nn.estimate >= 0).all()), int(nn.estimate.sum()) == max(int(hm.estimate.sum()), 0)
     (True, True)
+    >>> nn.nonnegative() is nn
+    True
     """
     current = np.asarray(heatmap.estimate, dtype=np.float64)
+    kept = np.issubdtype(np.asarray(heatmap.estimate).dtype, np.integer) or not integer
+    if kept and (current >= 0).all():
+        return heatmap  # the projection of a point of the set is the point itself
     total = float(current.sum())
     if integer:
         total = float(max(math.floor(total + 0.5), 0))
