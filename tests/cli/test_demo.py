@@ -53,6 +53,10 @@ def test_files_exist_and_reread(demo):
     assert report["seeded"] is True
     text = (out / "triangles.txt").read_text()
     assert "exact value    467   (shown only because this data is public)" in text
+    low, high = report["interval95"]  # bought with 0.1 of the 1.0: the error bar is shown
+    assert low < report["value"] < high
+    assert f"95% interval   [{low}, {high}]" in text
+    assert "epsilon        1   delta 0   (of which 0.1 for the interval)" in text
 
 
 def test_ledger_sums_and_refusal(demo):
