@@ -171,21 +171,42 @@ def test_sampled_coverage_is_plausible_and_a_narrow_interval_is_caught(
     assert not plausible(sampled_hits(*args, narrow=True), 20_000, level)
 
 
+def _at_least_0(low: int, high: int) -> tuple[int, int]:
+    return max(int(low), 0), max(int(high), 0)
+
+
 def test_public_entry_points_build_the_same_interval() -> None:
     g = GRAPHS["lesmis"]
     for seed in range(5):
         rel = triangle_count(g, epsilon=0.5, interval_epsilon=0.1, rng=seed)
         h = bounded_halfwidth(rel.metadata, 0.9, rel.metadata["noisy_a_max"])
-        assert rel.confidence_interval(0.9) == (rel.value - h, rel.value + h)
+        assert rel.confidence_interval(0.9) == _at_least_0(rel.value - h, rel.value + h)
         star = kstar_count(g, 2, epsilon=0.5, method="smooth", interval_epsilon=0.1, rng=seed)
         h = bounded_halfwidth(star.metadata, 0.9, star.metadata["noisy_c_max"])
-        assert star.confidence_interval(0.9) == (star.value - h, star.value + h)
+        assert star.confidence_interval(0.9) == _at_least_0(star.value - h, star.value + h)
         assert star.metadata["interval"]["bound"] == "c_max"
         assert star.mechanism == "kstar_count/smooth"
         big = kstar_count(g, 3, epsilon=0.5, interval_epsilon=0.1, rng=seed)
         h = bounded_halfwidth(big.metadata, 0.9, big.metadata["noisy_d_max"])
-        assert big.confidence_interval(0.9) == (big.value - h, big.value + h)
+        assert big.confidence_interval(0.9) == _at_least_0(big.value - h, big.value + h)
         assert big.metadata["interval"]["bound"] == "d_max"
+
+
+def test_count_intervals_are_cut_at_zero_and_the_estimate_is_not() -> None:
+    g = GRAPHS["lesmis"]
+    for method in ("piecewise", "global"):
+        extra = None if method == "global" else 0.05
+        rel = triangle_count(g, epsilon=0.05, interval_epsilon=extra, method=method, rng=3)
+        low, high = rel.confidence_interval(0.95)
+        raw = rel.value - (high - rel.value)  # high is value + h: the uncut lower end
+        assert raw < 0, (method, rel.value, high)
+        assert low == 0 < high, (method, rel.value, low, high)
+    negative = [
+        r.value
+        for r in (triangle_count(g, epsilon=0.01, method="global", rng=s) for s in range(20))
+        if r.value < 0
+    ]
+    assert negative  # the unbiased estimate is not cut
 
 
 def test_public_triangle_intervals_cover_over_seeds() -> None:
@@ -244,5 +265,5 @@ def test_clustering_pair_halfwidths_are_narrower_than_the_box_of_its_parts(metho
     pair = pair_halfwidths(rel.triangles, rel.wedges, 0.9)
     assert pair is not None
     for h, part in zip(pair, (rel.triangles, rel.wedges), strict=True):
-        low, high = part.confidence_interval(math.sqrt(0.9))
-        assert h < 0.95 * (high - low) / 2
+        _, high = part.confidence_interval(math.sqrt(0.9))  # value + h (the low end is cut)
+        assert h < 0.95 * (high - part.value)

@@ -97,7 +97,7 @@ def test_release_carries_only_public_facts() -> None:
     assert glob.scale == 64.0
     assert glob.sensitivity == 32.0
     low, high = glob.confidence_interval(0.95)
-    assert high - low == 2 * 192  # discrete Laplace, scale 64, 95%
+    assert (low, high) == (max(glob.value - 192, 0), glob.value + 192)  # dLap(64), 95%, cut at 0
 
 
 def test_every_input_type_gives_the_same_release() -> None:

@@ -259,15 +259,21 @@ class BoundedRelease(Release, ABC):
     def confidence_interval(self, level: float = 0.95) -> tuple[Any, Any]:
         """Interval containing the exact count with probability ``>= level``.
 
-        ``metadata["interval"]`` says what it covers and how (count's module docstring).
+        ``metadata["interval"]`` says what it covers and how (count's module docstring). Both
+        ends are raised to at least 0: a count is never negative, so the intersection with
+        ``[0, ∞)`` contains the count whenever ``value ± h`` does (coverage cannot drop), and a
+        small graph's interval does not read ``[-83, 155]``. The point estimate ``value`` is the
+        unbiased noisy count and may still be negative.
         """
         meta = self.metadata
         if meta.get("constant"):
             return self.value, self.value
         if "bound" not in meta.get("interval", {}):
-            return super().confidence_interval(level)
-        h = self._halfwidth(check_level(level))
-        return self.value - h, self.value + h
+            low, high = super().confidence_interval(level)
+        else:
+            h = self._halfwidth(check_level(level))
+            low, high = self.value - h, self.value + h
+        return max(low, 0), max(high, 0)
 
     @abstractmethod
     def _halfwidth(self, level: float) -> int:

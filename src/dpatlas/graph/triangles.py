@@ -33,7 +33,8 @@ is below the steep ladder's raised alike (the lemma of
 ``h`` the worst noise quantile at ``â`` plus a margin, with the margin certified by
 :mod:`dpatlas.core.interval` so that the coverage, over the count noise and ``Z`` together, is at
 least the level for every graph ("noise and bound"; post-processing of ``â``, the release and
-public values). ``metadata["interval"]`` says so.
+public values). ``metadata["interval"]`` says so. Both ends are then raised to at least 0 (a
+count is never negative, so coverage cannot drop); the estimate itself is not cut.
 
 Graphs with ``n < 3`` have no triangles and ``LS(t) = 0`` for all ``t``: the answer 0 is the
 same for every graph on that node set, so it is released exactly (the budget is still debited
