@@ -41,7 +41,6 @@ from dpatlas.core.noise.discrete_laplace import (
     sample_discrete_laplace,
 )
 from dpatlas.graph._interval import bounded_halfwidth, interval_inputs, noise_family
-from dpatlas.graph.clustering import ratio_interval
 
 HELD_OUT = ("ca-HepPh", "email-Enron")
 """Never used to choose a constant: reported apart."""
@@ -138,7 +137,7 @@ def count_rows(
 
 
 def clustering_rows(gr: Graph, eps: float, draws: Draws) -> Iterator[Row]:
-    """Global clustering: both parts at ε/2 (and ε_I/2), half-widths from the pair rule."""
+    """Global clustering: both parts at ε/2 (and ε_I/2), the interval of the pair rule."""
     truth = 3 * gr.triangles / gr.wedges
     half_eps, half_i = eps / 2, INTERVAL_EPSILON / 2
     tri_gs, wedge_gs = gr.n - 2, 2 * (gr.n - 2)
@@ -164,10 +163,9 @@ def clustering_rows(gr: Graph, eps: float, draws: Draws) -> Iterator[Row]:
                 families.append(noise_family(interval_inputs(method, gs, half_eps, half_i, delta)))
                 bounds.append(_bound(draws, bound, half_i, many))
         scale = None if method == "global" else rational_scale(1 / half_i)
-        ht, hw = pair_rule(*families, LEVEL, scale).halfwidths(*bounds)
         t, w = values
         value = np.minimum(1.0, np.maximum(0, 3 * t) / np.maximum(w, 1))
-        low, high = ratio_interval(t - ht, t + ht, w - hw, w + hw)
+        low, high = pair_rule(*families, LEVEL, scale).interval(t, w, *bounds)
         inside = (low <= value) & (value <= high)
         assert inside.all(), "a clustering value fell outside its own interval"
         covered = int(np.sum((low[:DRAWS] <= truth) & (truth <= high[:DRAWS])))

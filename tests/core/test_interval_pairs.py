@@ -12,7 +12,7 @@ import pytest
 
 from dpatlas.core.interval import dlap_cdf
 from dpatlas.core.interval_pairs import PublicLaplace, pair_rule
-from dpatlas.core.interval_shape import _Y, mixture_table
+from dpatlas.core.interval_shape import _Y, LAMBDA_EDGES, mixture_table
 from dpatlas.core.noise.discrete_laplace import rational_scale
 from dpatlas.core.noise.local.ladder_exact import SteepLadder, ladder_pmf
 
@@ -26,11 +26,18 @@ def steep_cdf_table(a: int, gs: int) -> np.ndarray:
     return np.cumsum(ladder_pmf(K, ladder, EPS, global_sensitivity=gs))
 
 
-def exact_coverage(rule, a: tuple[int, int], rho: float, scale=SCALE) -> float:
-    """``Σ P(Z_T) P(Z_W) Σ_w P(K_W = w) P(|K_T - ρw| <= h_T + ρ h_W)`` (exact up to 1e-9)."""
+def exact_coverage(rule, a: tuple[int, int], rho: float, scale=SCALE, box: bool = False) -> float:
+    """``Σ P(Z_T) P(Z_W) Σ_w P(K_W = w) P(|K_T - ρw| <= q)`` (exact up to 1e-9).
+
+    ``q = τ_k (G_T + ρ G_W)`` with ``k`` the block of ``λ = G_T/(G_T + ρG_W)``: then ``ρ`` is in
+    the set ``S`` of :mod:`dpatlas.core.interval_ratio`, so inside ``rule.interval``; with ``box``,
+    ``q = h_T + ρ h_W`` (the box of ``rule.halfwidths``).
+    """
     z = np.arange(-60, 61)
     wz = dlap_cdf(z, scale) - dlap_cdf(z - 1, scale)
-    h_t, h_w = rule.halfwidths(a[0] + z, a[1] + z)
+    g_t, g_w = rule.heights(a[0] + z, a[1] + z)
+    if box:
+        g_t, g_w = rule.halfwidths(a[0] + z, a[1] + z)
     cdf_t, cdf_w = steep_cdf_table(a[0], TOPS[0]), steep_cdf_table(a[1], TOPS[1])
     pmf_w = np.diff(np.concatenate([[0.0], cdf_w]))
 
@@ -38,26 +45,34 @@ def exact_coverage(rule, a: tuple[int, int], rho: float, scale=SCALE) -> float:
         return cdf_t[np.clip(x.astype(np.int64) - K[0], 0, K.size - 1)] * (x >= K[0])
 
     total = 0.0
-    for vt in np.unique(h_t):
-        for vw in np.unique(h_w):
+    for vt in np.unique(g_t):
+        for vw in np.unique(g_w):
             q = vt + rho * vw
+            if not box:
+                block = min(int(vt / q * (LAMBDA_EDGES.size - 1)), LAMBDA_EDGES.size - 2)
+                q *= rule.multipliers[block]
             inside = f_t(np.floor(rho * K + q)) - f_t(np.ceil(rho * K - q) - 1)
-            total += wz[h_t == vt].sum() * wz[h_w == vw].sum() * float(pmf_w @ inside)
+            total += wz[g_t == vt].sum() * wz[g_w == vw].sum() * float(pmf_w @ inside)
     return total
 
 
 @pytest.mark.parametrize("level", [0.9, 0.95])
 def test_exact_coverage_of_the_pair_is_at_least_the_level_and_can_fail(level: float) -> None:
     rule = pair_rule(SteepLadder(TOPS[0], EPS), SteepLadder(TOPS[1], EPS), level, SCALE)
-    assert rule.floor == (2 if level == 0.95 else 0)  # both paths of the floor are exercised
+    assert rule.margin is not None  # the bounded path, not the worst case
+    taus = np.array(rule.multipliers)
+    assert (taus <= rule.multiplier).all()
+    assert taus.min() < 0.9 * rule.multiplier
     narrow = dataclasses.replace(rule, multiplier=0.7 * rule.multiplier)
-    lowest, narrowest = 1.0, 1.0
-    for a in ((0, 0), (3, 10), (12, 40), (30, 60)):
-        for rho in (0.0, 0.1, 0.5, 2.0, 50.0):
-            lowest = min(lowest, exact_coverage(rule, a, rho))
-            narrowest = min(narrowest, exact_coverage(narrow, a, rho))
-    assert lowest >= level
-    assert narrowest < level  # the exact check catches a multiplier 30% too small
+    middle = dataclasses.replace(rule, multipliers=tuple(np.minimum(taus, 0.6 * taus.max())))
+    cases = [
+        (a, rho) for a in ((0, 0), (3, 10), (12, 40), (30, 60)) for rho in (0, 0.1, 0.5, 2, 50)
+    ]
+    assert min(exact_coverage(rule, a, rho) for a, rho in cases) >= level
+    # the exact check catches a single multiplier 30% too small (in the box of ``halfwidths``)
+    assert any(exact_coverage(narrow, a, rho, box=True) < level for a, rho in cases)
+    # and per-block multipliers too small in the middle blocks
+    assert any(exact_coverage(middle, a, rho) < level for a, rho in cases)
 
 
 def test_public_scales_cover_exactly_and_the_rule_is_near_each_quantile() -> None:

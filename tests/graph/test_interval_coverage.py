@@ -36,7 +36,7 @@ from dpatlas.core.noise.local.smooth import (
 from dpatlas.core.rng import get_source
 from dpatlas.graph import clustering_coefficient, degree_histogram, kstar_count, triangle_count
 from dpatlas.graph._interval import bounded_halfwidth, interval_inputs
-from dpatlas.graph.clustering import pair_halfwidths
+from dpatlas.graph.clustering import pair_rule_of, ratio_interval
 from dpatlas.graph.exact.counting import common_neighbour_stats
 from dpatlas.graph.exact.kstar_sensitivity import kstar_exact, kstar_ladder
 from dpatlas.graph.exact.triangle_sensitivity import sensitivity_ladder
@@ -257,13 +257,20 @@ def test_degree_histogram_raw_entries_have_intervals_the_histogram_none() -> Non
 
 @pytest.mark.parametrize("method", ["smooth", "global"])
 def test_clustering_pair_halfwidths_are_narrower_than_the_box_of_its_parts(method: str) -> None:
-    """The pair rule shares one miss rate; the box pays ``γ/2`` per part (for Cauchy, twice)."""
+    """The pair rule shares one miss rate; the box pays ``γ/2`` per part (for Cauchy, twice);
+    the per-λ interval is inside the pair's own box."""
     extra = None if method == "global" else 0.2
     rel = clustering_coefficient(
         GRAPHS["lesmis"], epsilon=1.0, method=method, interval_epsilon=extra, rng=4
     )
-    pair = pair_halfwidths(rel.triangles, rel.wedges, 0.9)
+    pair = pair_rule_of(rel.triangles, rel.wedges, 0.9)
     assert pair is not None
-    for h, part in zip(pair, (rel.triangles, rel.wedges), strict=True):
+    rule, bounds = pair
+    pair_h = rule.halfwidths(*bounds)
+    for h, part in zip(pair_h, (rel.triangles, rel.wedges), strict=True):
         _, high = part.confidence_interval(math.sqrt(0.9))  # value + h (the low end is cut)
         assert h < 0.95 * (high - part.value)
+    t, w = rel.triangles.value, rel.wedges.value
+    box = ratio_interval(t - pair_h[0], t + pair_h[0], w - pair_h[1], w + pair_h[1])
+    low, high = rel.confidence_interval(0.9)
+    assert box[0] - 1e-12 <= low <= rel.value <= high <= box[1] + 1e-12

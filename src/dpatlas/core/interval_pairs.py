@@ -13,7 +13,9 @@ For the clustering coefficient ``C = 3T/W`` the box ``T̂ ± h_T``, ``Ŵ ± h_W`
 ``[3(T̂ - h_T)/(Ŵ + h_W), 3(T̂ + h_T)/(Ŵ - h_W)]``, which contains ``C`` whenever
 ``|K_T - ρ K_W| <= h_T + ρ h_W`` at the true ``ρ = T/W`` (multiply out; ``ρ = 0`` when
 ``W = 0``). It reads the releases, the bounds and public values only: post-processing, no ε of
-its own.
+its own. The interval actually returned (:meth:`PairRule.interval`) gives each block of the
+weight ``λ`` its own multiplier ``τ_k <= τ`` (:mod:`dpatlas.core.interval_ratio`, proof there);
+steps (i)-(iv) below are the single-``τ`` case, which it reuses.
 
 Coverage, for every pair of datasets and every ``ρ >= 0``. (i) *Signs.* Given the magnitudes and
 the bounds, the relative sign of ``K_T`` and ``K_W`` is a fair coin, so with ``A = |K_T|``,
@@ -36,12 +38,17 @@ their worst ends, exact sums over grid values of ``V``, ``V_T`` pushed up to a c
 where ``R >= r`` iff ``H(A₀) >= r N(a)`` or ``Z >= x*(r N(a)) - a - m`` (``x*(v)`` the least
 bound with ``H >= v``), bounded over blocks of ``a`` at their worst ends (:func:`ratio_floor`);
 the minimum over pairs of blocks is the certified coverage. ``τ`` is the least multiplier with
-``Λ(τ, τ) >= 1 - PAIR_SHARE γ``; for each floor ``A₀`` in ``FLOORS`` (multiples of the bound's
-noise scale) ``m`` is the least margin that certifies the level, and the pair ``(m, A₀)`` with the
-least worst expected overhead ``max_a E[H(g(a + Z))]/N(a)`` (:func:`overhead`, both parts) is
-used: every candidate is certified, and the choice reads public values only. If no margin up to
+``Λ(τ, τ) >= 1 - PAIR_SHARE γ``; ``τ_k`` is ``s`` times the least with
+``Λ_k(τ_k, τ_k) >= 1 - PAIR_SHARE γ``, capped at ``τ``, for four factors ``s`` from 1 to
+``τ/min τ_k`` (all at ``τ``: the single-``τ`` rule); the certificate takes ``min_k Λ_k(τ_k r,
+τ_k r)`` for ``Λ(τr, τr)``. For each floor ``A₀`` in ``FLOORS`` (multiples of the bound's noise
+scale) and each ``s``, ``m`` is the least margin that certifies the level, and the triple with
+the least worst expected overhead ``max_a E[H(g(a + Z))]/N(a)`` (:func:`overhead`, both parts)
+times the mean ``τ_k`` is used: every candidate is certified, and the choice reads public values
+only. If no margin up to
 ``top`` certifies, every bound is raised to ``top`` (``R >= 1``) with ``τ`` from
-``Λ(τ, τ) >= level``. With public scales ``R = 1``.
+``Λ(τ, τ) >= level`` (and each ``τ_k`` from ``Λ_k(τ_k, τ_k) >= level``). With public scales
+``R = 1``.
 """
 
 from __future__ import annotations
@@ -54,7 +61,8 @@ from typing import Any
 import numpy as np
 
 from dpatlas.core.interval import NoiseFamily, _lookup, dlap_cdf
-from dpatlas.core.interval_shape import Part, a_blocks, diagonal, mixture_table, multiplier, part_of
+from dpatlas.core.interval_ratio import block_diagonal, block_multipliers, ratio_set
+from dpatlas.core.interval_shape import Part, a_blocks, block_table, multiplier, part_of
 
 __all__ = [
     "FLOORS",
@@ -144,7 +152,12 @@ def overhead(part: Part, top: int, margin: int, floor: int, scale: tuple[int, in
 
 @dataclass(frozen=True)
 class PairRule:
-    """``h(â) = ⌈τ H(clip(max(â + margin, floor), 0, top))⌉`` per part (margin None: at top)."""
+    """``h(â) = ⌈τ H(clip(max(â + margin, floor), 0, top))⌉`` per part (margin None: at top).
+
+    ``multipliers`` holds one ``τ_k <= τ`` per block of ``λ``
+    (:mod:`dpatlas.core.interval_ratio`); ``certified`` is the coverage bound of the interval of
+    :meth:`interval`, which the box of :meth:`halfwidths` (every ``τ_k`` raised to ``τ``) meets too.
+    """
 
     multiplier: float
     margin: int | None
@@ -152,16 +165,39 @@ class PairRule:
     parts: tuple[Part, Part]
     tops: tuple[int, int]
     floor: int = 0
+    multipliers: tuple[float, ...] = ()
 
-    def halfwidths(self, noisy_t: Any, noisy_w: Any) -> tuple[np.ndarray, np.ndarray]:
-        """``(h_T, h_W)`` at the noisy bounds (vectorised; ignored for public scales)."""
+    def heights(self, noisy_t: Any, noisy_w: Any) -> tuple[np.ndarray, np.ndarray]:
+        """``(G_T, G_W) = H(g(â))`` at the noisy bounds, before the multiplier (vectorised)."""
         out = []
         for part, top, noisy in zip(self.parts, self.tops, (noisy_t, noisy_w), strict=True):
             x = np.asarray(noisy, dtype=np.float64)
             at_top = np.full(x.shape, float(top))
             bound = at_top if self.margin is None else np.maximum(x + self.margin, self.floor)
-            out.append(np.ceil(self.multiplier * _lookup(part.grid, part.heights, bound)))
+            out.append(_lookup(part.grid, part.heights, bound))
         return out[0], out[1]
+
+    def halfwidths(self, noisy_t: Any, noisy_w: Any) -> tuple[np.ndarray, np.ndarray]:
+        """``(h_T, h_W)`` at the noisy bounds (vectorised; ignored for public scales)."""
+        g_t, g_w = self.heights(noisy_t, noisy_w)
+        return np.ceil(self.multiplier * g_t), np.ceil(self.multiplier * g_w)
+
+    def interval(
+        self, noisy_t: Any, noisy_w: Any, bound_t: Any, bound_w: Any
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The interval for ``C = 3T/W`` from the released counts and the noisy bounds.
+
+        Post-processing (:func:`~dpatlas.core.interval_ratio.ratio_set`; vectorised).
+
+        Examples
+        --------
+        >>> rule = pair_rule(PublicLaplace(40.0), PublicLaplace(90.0), 0.95, None)
+        >>> low, high = rule.interval([1000], [12000], 0, 0)
+        >>> bool(low[0] < 0.25 < high[0]), bool(high[0] - low[0] < 0.075)
+        (True, True)
+        """
+        g_t, g_w = self.heights(bound_t, bound_w)
+        return ratio_set(noisy_t, noisy_w, g_t, g_w, np.array(self.multipliers))
 
 
 @lru_cache(maxsize=64)
@@ -178,56 +214,87 @@ def pair_rule(
     >>> from dpatlas.core.noise.local.ladder_exact import SteepLadder
     >>> rule = pair_rule(SteepLadder(300, 1.0), SteepLadder(600, 1.0), 0.9, (10, 1))
     >>> rule.margin, rule.floor, rule.certified >= 0.9
-    (9, 10, True)
+    (11, 10, True)
     >>> [int(h[0]) for h in rule.halfwidths([20], [40])]
-    [179, 289]
+    [190, 299]
     """
     b = 1.0 if scale is None else scale[0] / scale[1]
     parts = (part_of(first, float(level), b), part_of(second, float(level), b))
     tops = (int(first.top), int(second.top))
     q_t, q_w = parts[0].q, parts[1].q
     if scale is None:
-        tau = multiplier(q_t, q_w, float(level))
-        return PairRule(tau, 0, float(mixture_table(q_t, q_w, [tau], [tau])[0, 0]), parts, tops)
-    tau = multiplier(q_t, q_w, 1.0 - PAIR_SHARE * (1.0 - float(level)))
-    steps = np.diff(np.concatenate([[0.0], diagonal(q_t, q_w, tau * _R)]))
+        return _at_least_one(parts, tops, float(level), 0)
+    target = 1.0 - PAIR_SHARE * (1.0 - float(level))
+    tau = multiplier(q_t, q_w, target)
+    base = np.minimum(block_multipliers(q_t, q_w, target), tau)
+    choices = [np.minimum(tau, s * base) for s in np.geomspace(1.0, tau / base.min(), 4)]
+    steps = [np.diff(np.concatenate([[0.0], block_diagonal(q_t, q_w, t, _R)])) for t in choices]
 
-    def cover(margin: int, floor: int) -> float:
-        p = ratio_floor(parts[0], tops[0], margin, scale, floor)
-        q = ratio_floor(parts[1], tops[1], margin, scale, floor)
-        return float(((p * steps) @ q.T).min())
+    floors: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
 
-    def least_margin(floor: int, good: int | None) -> int | None:
-        """The least certifying margin; ``good`` (certified at a lower floor) bounds it."""
+    def cover(margin: int, floor: int, choice: int) -> float:
+        if (margin, floor) not in floors:
+            floors[margin, floor] = (
+                ratio_floor(parts[0], tops[0], margin, scale, floor),
+                ratio_floor(parts[1], tops[1], margin, scale, floor),
+            )
+        p, q = floors[margin, floor]
+        return float(((p * steps[choice]) @ q.T).min())
+
+    def least_margin(floor: int, choice: int, good: int | None) -> int | None:
+        """The least certifying margin; ``good`` (certified at a lower floor or a smaller
+        factor ``s``: both only raise the certificate) bounds it."""
         bad = -1
         if good is None:
             bad, good = 0, max(1, round(b))
-            if cover(0, floor) >= level:
+            if cover(0, floor, choice) >= level:
                 return 0
-            while cover(good, floor) < level:
+            while cover(good, floor, choice) < level:
                 if good >= max(tops):
                     return None
                 bad, good = good, min(2 * good, max(tops))
         while good - bad > 1:  # a higher floor only raises R: the margin can only fall
             mid = (bad + good) // 2
-            bad, good = (bad, mid) if cover(mid, floor) >= level else (mid, good)
+            bad, good = (bad, mid) if cover(mid, floor, choice) >= level else (mid, good)
         return good
 
-    best: tuple[float, int, int] | None = None
-    margin: int | None = None
+    best: tuple[float, int, int, int] | None = None
+    margins: list[int | None] = [None] * len(choices)
+    height: dict[tuple[int, int], float] = {}
     for floor in sorted({min(round(k * b), min(tops)) for k in FLOORS}):
-        margin = least_margin(floor, margin)
-        if margin is None:
+        here: tuple[float, int, int, int] | None = None
+        for choice, taus in enumerate(choices):
+            near = (margins[choice], margins[choice - 1] if choice else None)
+            hints = [h for h in near if h is not None]
+            m = margins[choice] = least_margin(floor, choice, min(hints, default=None))
+            if m is None:
+                continue
+            if (m, floor) not in height:
+                pairs = zip(parts, tops, strict=True)
+                height[m, floor] = max(overhead(pt, top, m, floor, scale) for pt, top in pairs)
+            cost = height[m, floor] * float(taus.mean())  # expected width, averaged over λ
+            here = min(here or (cost, m, floor, choice), (cost, m, floor, choice))
+        if here is None:
             continue
-        cost = max(
-            overhead(pt, top, margin, floor, scale) for pt, top in zip(parts, tops, strict=True)
-        )
-        if best is not None and cost >= best[0]:
-            break  # the overhead stopped falling
-        best = (cost, margin, floor)
+        if best is not None and here[0] >= best[0]:
+            break  # the expected width stopped falling
+        best = here
     if best is None:  # the worst case: every bound at top, so R >= 1
-        tau = multiplier(q_t, q_w, float(level))
-        floor_cover = float(mixture_table(q_t, q_w, [tau], [tau])[0, 0])
-        return PairRule(tau, None, floor_cover, parts, tops)
-    _, margin, floor = best
-    return PairRule(tau, margin, cover(margin, floor), parts, tops, floor)
+        return _at_least_one(parts, tops, float(level), None)
+    _, margin, floor, choice = best
+    certified = cover(margin, floor, choice)
+    if certified < level:  # the hints above rest on monotonicity: checked, not assumed
+        raise RuntimeError(f"the pair rule certifies {certified} < {level}")
+    rule = (tau, margin, certified, parts, tops, floor)
+    return PairRule(*rule, tuple(float(t) for t in choices[choice]))
+
+
+def _at_least_one(
+    parts: tuple[Part, Part], tops: tuple[int, int], level: float, margin: int | None
+) -> PairRule:
+    """A rule for ``R >= 1`` (public scales, or every bound at top): ``min_k Λ_k(τ_k, τ_k)``."""
+    q_t, q_w = parts[0].q, parts[1].q
+    tau = multiplier(q_t, q_w, level)
+    taus = np.minimum(block_multipliers(q_t, q_w, level), tau)
+    certified = float(block_table(q_t, q_w, taus[None, :], taus[None, :]).min())
+    return PairRule(tau, margin, certified, parts, tops, 0, tuple(float(t) for t in taus))

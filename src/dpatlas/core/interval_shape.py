@@ -15,7 +15,7 @@ import numpy as np
 
 from dpatlas.core.interval import NoiseFamily, _bound_grid, _lookup
 
-__all__ = ["Part", "mixture_table", "shape"]
+__all__ = ["LAMBDA_EDGES", "Part", "block_table", "mixture_table", "shape"]
 
 _LOW, _CELLS = 1e-3, 1200
 _Y = np.concatenate([[0.0], np.geomspace(_LOW, 1e3, _CELLS)])  # uniform in log: 1.2% steps
@@ -23,6 +23,8 @@ _LOG_STEP = math.log(1e3 / _LOW) / (_CELLS - 1)
 _FINE = np.flatnonzero((_Y >= 0.2) & (_Y <= 4.0))
 _COARSE = np.unique(np.concatenate([_FINE, np.arange(_FINE[-1], _Y.size, 6), [_Y.size - 1]]))
 _LAMBDAS = 64
+LAMBDA_EDGES = np.linspace(0.0, 1.0, _LAMBDAS + 1)
+"""Edges of the blocks of ``λ`` (exact binary fractions)."""
 _DENSE = 2048
 
 
@@ -90,9 +92,7 @@ def _at(q: np.ndarray, v: np.ndarray) -> np.ndarray:
 def mixture_table(q_t: np.ndarray, q_w: np.ndarray, x_t: Any, x_w: Any) -> np.ndarray:
     """A lower bound ``L[i, j]`` on ``Λ(x_t[i], x_w[j])`` (:mod:`dpatlas.core.interval_pairs`).
 
-    ``V_T`` is pushed up to the grid ``_COARSE`` (every cell on ``[0.2, 4]``, every sixth beyond;
-    below 0.2 onto its first point: stochastically larger); for ``λ`` in a
-    block ``[lo, hi]``, ``λ V_T <= hi V_T`` and ``(1 - λ) V_W <= (1 - lo) V_W``.
+    The least of :func:`block_table` over the blocks of ``λ``.
 
     Examples
     --------
@@ -101,16 +101,39 @@ def mixture_table(q_t: np.ndarray, q_w: np.ndarray, x_t: Any, x_w: Any) -> np.nd
     [[0.95]]
     """
     xt, xw = np.atleast_1d(np.asarray(x_t, float)), np.atleast_1d(np.asarray(x_w, float))
-    lam = np.linspace(0.0, 1.0, _LAMBDAS + 1)
-    alpha, beta = lam[1:], 1.0 - lam[:-1]
-    support = _Y[_COARSE]
-    mass = np.diff(np.concatenate([[0.0], q_t[_COARSE]]))
     out = np.empty((xt.size, xw.size))
     for i, x in enumerate(xt):
-        arg = (1 - alpha[:, None] * support[None, :] / x) / beta[:, None]  # (λ, support)
-        sums = _at(q_w, xw[:, None, None] * arg[None]) @ mass  # (x_w, λ)
-        both = _at(q_t, x / alpha)[None, :] * _at(q_w, xw[:, None] / beta[None, :])
-        out[i] = (0.5 * sums + 0.5 * both).min(axis=1)
+        grid = np.broadcast_to(xw[:, None], (xw.size, _LAMBDAS))
+        out[i] = block_table(q_t, q_w, np.full(grid.shape, x), grid).min(axis=1)
+    return out
+
+
+def block_table(q_t: np.ndarray, q_w: np.ndarray, x_t: Any, x_w: Any) -> np.ndarray:
+    """A lower bound on ``Λ_k(x_t[i, k], x_w[i, k])``: ``Λ`` with ``λ`` in block ``k`` only.
+
+    The blocks cut ``[0, 1]`` at ``LAMBDA_EDGES``. ``V_T`` is pushed up to the grid ``_COARSE``
+    (every cell on ``[0.2, 4]``, every sixth beyond; below 0.2 onto its first point:
+    stochastically larger); for ``λ`` in a block ``[lo, hi]``, ``λ V_T <= hi V_T`` and
+    ``(1 - λ) V_W <= (1 - lo) V_W``; sums are exact over the grid values of ``V_T``.
+
+    Examples
+    --------
+    >>> q = 1 - np.exp(-_Y * 3.0)
+    >>> row = block_table(q, q, np.ones((1, _LAMBDAS)), np.ones((1, _LAMBDAS)))[0]
+    >>> bool(row[_LAMBDAS // 2] > row[0] + 0.03), bool(abs(row[0] - row[-1]) < 1e-9)
+    (True, True)
+    """
+    xt, xw = np.broadcast_arrays(np.asarray(x_t, float), np.asarray(x_w, float))
+    alpha, beta = LAMBDA_EDGES[1:], 1.0 - LAMBDA_EDGES[:-1]
+    support = _Y[_COARSE]
+    mass = np.diff(np.concatenate([[0.0], q_t[_COARSE]]))
+    out = np.empty(xt.shape)
+    for start in range(0, xt.shape[0], 64):  # bounded memory
+        t, w = xt[start : start + 64, :, None], xw[start : start + 64, :, None]
+        arg = (1 - alpha[:, None] * support[None, :] / t) / beta[:, None]  # (x, λ, support)
+        sums = _at(q_w, w * arg) @ mass
+        both = _at(q_t, t[..., 0] / alpha) * _at(q_w, w[..., 0] / beta)
+        out[start : start + 64] = 0.5 * sums + 0.5 * both
     return out - 1e-12
 
 
@@ -127,9 +150,3 @@ def multiplier(q_t: np.ndarray, q_w: np.ndarray, level: float) -> float:
         mid = (low + high) / 2
         low, high = (low, mid) if floor(mid) >= level else (mid, high)
     return high
-
-
-def diagonal(q_t: np.ndarray, q_w: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """``Λ(x, x)`` at each ``x`` (sorted), made non-decreasing from above."""
-    raw = np.array([mixture_table(q_t, q_w, [v], [v])[0, 0] for v in x])
-    return np.minimum.accumulate(raw[::-1])[::-1]

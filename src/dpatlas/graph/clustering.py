@@ -8,17 +8,19 @@ when ``W = 0`` (networkx's convention). Budget split: ``triangle_share · ε`` r
 ``(ε + interval_epsilon, δ)``-DP, and the ratio ``min(1, max(0, 3T̂) / max(Ŵ, 1))`` is
 post-processing. The budget is checked, then debited once for the total before any noise.
 
-Interval. Whatever the method, ``C = 3T/W`` lies in
-``[3(T̂ - h_T)/(Ŵ + h_W), 3(T̂ + h_T)/(Ŵ - h_W)]`` (clipped to ``[0, 1]``; the upper end is 1
-when ``Ŵ - h_W <= 0`` and the interval is ``[0, 1]`` when ``Ŵ + h_W <= 0``) whenever
-``|K_T - ρ K_W| <= h_T + ρ h_W`` at the true ``ρ = T/W`` (``K`` the count noises), and the
-released value ``min(1, max(0, 3T̂)/max(Ŵ, 1))`` always lies inside. The half-widths come from
-one certificate for the pair (:mod:`dpatlas.core.interval_pairs`): each part's worst-case noise
-quantile at its bought bound (piecewise, ladder, smooth) or at its public scale (global), the
-bound raised by one margin (and floor) and the quantile by one multiplier for both, certified so
-that the coverage is at least the level for every graph. The pair shares one miss rate, so each
-part's half-width is close to its own quantile at ``level`` (the box of two intervals at
-``sqrt(level)`` paid ``γ/2`` twice; for Cauchy noise that quantile is twice the one at ``γ``).
+Interval. Whatever the method, it is the hull of the released value
+``min(1, max(0, 3T̂)/max(Ŵ, 1))`` and of the ``c = 3ρ`` in ``[0, 1]`` with
+``|T̂ - ρŴ| <= τ_k (G_T + ρ G_W)`` (:mod:`dpatlas.core.interval_ratio`): ``G`` each part's
+worst-case noise quantile at its bought bound (piecewise, ladder, smooth) or at its public scale
+(global), the bound raised by one margin (and floor), and ``τ_k`` the multiplier of the block of
+``λ = G_T/(G_T + ρG_W)`` in which ``ρ`` falls. At the true ``ρ = T/W`` the condition is
+``|K_T - ρ K_W| <= τ_k (G_T + ρ G_W)`` (``K`` the count noises), and one certificate for the pair
+(:mod:`dpatlas.core.interval_pairs`) makes its probability at least the level for every graph.
+The pair shares one miss rate, so each part's term is close to its own quantile at ``level``
+(the box of two intervals at ``sqrt(level)`` paid ``γ/2`` twice; for Cauchy noise that quantile
+is twice the one at ``γ``), and when both parts weigh about the same their noises partly cancel,
+which the per-block multipliers use. It reads the released counts, the bought bounds and public
+values only: post-processing.
 A part without an interval of that kind (a constant release of a graph too small for the
 statistic) falls back to the box: both parts' own intervals at ``sqrt(level)``, valid as the
 parts draw independent noise.
@@ -43,7 +45,7 @@ import numpy as np
 
 from dpatlas.core.accounting.budget import Budget
 from dpatlas.core.accounting.cost import split
-from dpatlas.core.interval_pairs import PublicLaplace, pair_rule
+from dpatlas.core.interval_pairs import PairRule, PublicLaplace, pair_rule
 from dpatlas.core.noise.discrete_laplace import rational_scale
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike
@@ -56,7 +58,7 @@ from dpatlas.graph.exact.kstar_sensitivity import star_gain
 from dpatlas.graph.kstars import kstar_count
 from dpatlas.graph.triangles import _checked, triangle_count
 
-__all__ = ["ClusteringRelease", "clustering_coefficient", "pair_halfwidths", "ratio_interval"]
+__all__ = ["ClusteringRelease", "clustering_coefficient", "pair_rule_of", "ratio_interval"]
 
 
 @dataclass(frozen=True)
@@ -74,34 +76,42 @@ class ClusteringRelease(Release):
             raise ValueError(
                 "a ClusteringRelease needs its two parts; build it with clustering_coefficient"
             )
-        pair = pair_halfwidths(tri, wed, lev)
+        pair = pair_rule_of(tri, wed, lev)
         if pair is None:
             t_lo, t_hi = tri.confidence_interval(math.sqrt(lev))
             w_lo, w_hi = wed.confidence_interval(math.sqrt(lev))
+            low, high = ratio_interval(t_lo, t_hi, w_lo, w_hi)
         else:
-            h_t, h_w = pair
-            t_lo, t_hi = tri.value - h_t, tri.value + h_t
-            w_lo, w_hi = wed.value - h_w, wed.value + h_w
-        low, high = ratio_interval(t_lo, t_hi, w_lo, w_hi)
+            rule, bounds = pair
+            low, high = rule.interval(tri.value, wed.value, *bounds)
         return float(low), float(high)
 
 
-def pair_halfwidths(
+def pair_rule_of(
     triangles: Release, wedges: Release, level: float
-) -> tuple[float, float] | None:
-    """``(h_T, h_W)`` of the pair rule (module docstring), or None for the box fallback."""
+) -> tuple[PairRule, tuple[float, float]] | None:
+    """The pair rule of the two parts and their noisy bounds, or None for the box fallback.
+
+    Reads public metadata and the bought noisy bounds only (``(0, 0)`` for public scales).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> rel = clustering_coefficient(nx.karate_club_graph(), epsilon=2.0, method="global", rng=4)
+    >>> rule, bounds = pair_rule_of(rel.triangles, rel.wedges, 0.9)
+    >>> bounds, rule.certified >= 0.9
+    ((0.0, 0.0), True)
+    """
     kinds = {r.metadata.get("interval", {}).get("kind") for r in (triangles, wedges)}
     if kinds == {"noise only"} and triangles.scale and wedges.scale:  # global: public scales
         public = (PublicLaplace(float(triangles.scale)), PublicLaplace(float(wedges.scale)))
-        h_t, h_w = pair_rule(*public, level, None).halfwidths(0, 0)
-        return float(h_t), float(h_w)
+        return pair_rule(*public, level, None), (0.0, 0.0)
     if kinds != {"noise and bound"}:
         return None  # constant parts, or no bought bound (their own intervals raise)
     scale = rational_scale(1 / float(triangles.metadata["interval_epsilon"]))
     fams = (noise_family(triangles.metadata), noise_family(wedges.metadata))
-    rule = pair_rule(*fams, level, scale)
-    h_t, h_w = rule.halfwidths(triangles.metadata["noisy_a_max"], wedges.metadata["noisy_c_max"])
-    return float(h_t), float(h_w)
+    bounds = (float(triangles.metadata["noisy_a_max"]), float(wedges.metadata["noisy_c_max"]))
+    return pair_rule(*fams, level, scale), bounds
 
 
 def ratio_interval(t_lo: Any, t_hi: Any, w_lo: Any, w_hi: Any) -> tuple[np.ndarray, np.ndarray]:
