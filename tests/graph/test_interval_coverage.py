@@ -34,7 +34,13 @@ from dpatlas.core.noise.local.smooth import (
     smooth_scale,
 )
 from dpatlas.core.rng import get_source
-from dpatlas.graph import clustering_coefficient, degree_histogram, kstar_count, triangle_count
+from dpatlas.graph import (
+    clustering_coefficient,
+    degree_histogram,
+    edge_count,
+    kstar_count,
+    triangle_count,
+)
 from dpatlas.graph._interval import bounded_halfwidth, interval_inputs
 from dpatlas.graph.clustering import pair_rule_of, ratio_interval
 from dpatlas.graph.exact.counting import common_neighbour_stats
@@ -207,6 +213,30 @@ def test_count_intervals_are_cut_at_zero_and_the_estimate_is_not() -> None:
         if r.value < 0
     ]
     assert negative  # the unbiased estimate is not cut
+
+
+def test_edge_count_interval_is_cut_at_zero_and_still_covers() -> None:
+    """A near-empty graph: the uncut interval often dips below 0, the cut one never does, and
+    the cut keeps every interval that held the count (here 1 edge)."""
+    g = nx.empty_graph(5)
+    g.add_edge(0, 1)
+    cut = 0
+    for seed in range(300):
+        rel = edge_count(g, epsilon=0.5, rng=seed)
+        low, high = rel.confidence_interval(0.9)
+        h = high - rel.value  # high is value + h whenever value + h >= 0
+        if rel.value + h >= 0:
+            assert low == max(rel.value - h, 0), (seed, rel.value, low, high)
+        cut += rel.value - h < 0
+        assert 0 <= low <= high
+    assert cut > 100  # the cut was exercised
+    hits = sum(
+        low <= 1 <= high
+        for low, high in (
+            edge_count(g, epsilon=0.5, rng=s).confidence_interval(0.9) for s in range(300)
+        )
+    )
+    assert plausible(hits, 300, 0.9)
 
 
 def test_public_triangle_intervals_cover_over_seeds() -> None:

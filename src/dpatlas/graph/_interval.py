@@ -48,6 +48,7 @@ from dpatlas.graph.exact.kstar_envelope import star_envelope, star_smooth_bounds
 
 __all__ = [
     "BoundedRelease",
+    "CountRelease",
     "SmoothStars",
     "StarLadders",
     "bounded_halfwidth",
@@ -253,27 +254,43 @@ def bounded_halfwidth(meta: Any, level: float, noisy: Any) -> np.ndarray:
     return bound_rule(noise_family(meta), level, scale).halfwidth(noisy)
 
 
-class BoundedRelease(Release, ABC):
-    """A release whose ladder / smooth interval needs a bought noisy bound (``metadata["interval"]``)."""
+class CountRelease(Release):
+    """A released count: its interval is cut at 0 (``[max(low, 0), max(high, 0)]``).
+
+    A count is never negative, so the intersection with ``[0, ∞)`` contains the count whenever
+    the uncut interval does (coverage cannot drop), and a small graph's interval does not read
+    ``[-83, 155]``. The point estimate ``value`` is the unbiased noisy count and may still be
+    negative.
+    """
 
     def confidence_interval(self, level: float = 0.95) -> tuple[Any, Any]:
-        """Interval containing the exact count with probability ``>= level``.
-
-        ``metadata["interval"]`` says what it covers and how (count's module docstring). Both
-        ends are raised to at least 0: a count is never negative, so the intersection with
-        ``[0, ∞)`` contains the count whenever ``value ± h`` does (coverage cannot drop), and a
-        small graph's interval does not read ``[-83, 155]``. The point estimate ``value`` is the
-        unbiased noisy count and may still be negative.
-        """
-        meta = self.metadata
-        if meta.get("constant"):
-            return self.value, self.value
-        if "bound" not in meta.get("interval", {}):
-            low, high = super().confidence_interval(level)
-        else:
-            h = self._halfwidth(check_level(level))
-            low, high = self.value - h, self.value + h
+        """Interval containing the exact count with probability ``>= level``, cut at 0."""
+        low, high = self._uncut(level)
         return max(low, 0), max(high, 0)
+
+    def _uncut(self, level: float) -> tuple[Any, Any]:
+        return super().confidence_interval(level)
+
+
+class BoundedRelease(CountRelease, ABC):
+    """A count whose ladder / smooth interval needs a bought noisy bound (``metadata["interval"]``).
+
+    ``confidence_interval(level)`` contains the exact count with probability ``>= level``;
+    ``metadata["interval"]`` says what it covers and how (count's module docstring). It is cut
+    at 0 like every :class:`CountRelease`.
+    """
+
+    def confidence_interval(self, level: float = 0.95) -> tuple[Any, Any]:
+        """Interval containing the exact count with probability ``>= level``, cut at 0."""
+        if self.metadata.get("constant"):
+            return self.value, self.value
+        return super().confidence_interval(level)
+
+    def _uncut(self, level: float) -> tuple[Any, Any]:
+        if "bound" not in self.metadata.get("interval", {}):
+            return super()._uncut(level)
+        h = self._halfwidth(check_level(level))
+        return self.value - h, self.value + h
 
     @abstractmethod
     def _halfwidth(self, level: float) -> int:

@@ -17,10 +17,9 @@ from dpatlas.core.accounting.budget import Budget
 from dpatlas.core.accounting.charge import Charge, open_charge
 from dpatlas.core.accounting.cost import Cost
 from dpatlas.core.noise.discrete_laplace import discrete_laplace, discrete_laplace_cost
-from dpatlas.core.release import Release
 from dpatlas.core.rng import RandomSource, RngLike, get_source
 from dpatlas.core.validation import check_epsilon
-from dpatlas.graph._interval import interval_note
+from dpatlas.graph._interval import CountRelease, interval_note
 from dpatlas.graph.input._convert import is_networkx_graph
 from dpatlas.graph.input.edgegraph import EdgeGraph, as_edge_graph
 
@@ -101,12 +100,13 @@ def edge_count(
     rng: RngLike = None,
     n: int | None = None,
     nodes: Any = None,
-) -> Release:
+) -> CountRelease:
     """Release the number of edges of ``graph`` under edge-DP (discrete Laplace, Δ = 1).
 
     Proof sketch: neighbouring graphs differ in exactly one edge, so ``|m(G) - m(G')| = 1``;
     the discrete Laplace mechanism with sensitivity 1 is ε-DP. The scale ``1/ε`` is public,
-    so ``confidence_interval()`` is free.
+    so ``confidence_interval()`` is free; it is cut at 0 (:class:`CountRelease`), the value
+    itself is not.
 
     Parameters
     ----------
@@ -126,7 +126,7 @@ def edge_count(
 
     Returns
     -------
-    Release
+    CountRelease
         ``value`` (int), ``sensitivity`` 1, ``scale`` ``1/ε``, metadata ``n`` (public).
 
     Examples
@@ -138,6 +138,9 @@ def edge_count(
     >>> low, high = rel.confidence_interval(0.95)
     >>> low < rel.value < high
     True
+    >>> tiny = edge_count(nx.empty_graph(3), epsilon=0.5, rng=2)
+    >>> tiny.confidence_interval(0.95)[0]  # a count: never below 0
+    0
     """
     eps = check_epsilon(epsilon)
     cost, scale = discrete_laplace_cost(1, eps), 1 / Fraction(eps)
@@ -148,7 +151,7 @@ def edge_count(
     rel = discrete_laplace(g.m, sensitivity=1, epsilon=eps, rng=src, mechanism="edge_count")
     meta = {"n": g.n, "interval": interval_note("the exact edge count", "noise only")}
     return charge.release(
-        Release,
+        CountRelease,
         value=rel.value,
         sensitivity=rel.sensitivity,
         scale=rel.scale,
