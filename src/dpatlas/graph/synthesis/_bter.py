@@ -7,7 +7,11 @@ post-processing only (it reads released values and public randomness):
    are cut into consecutive blocks, a block at most as large as its smallest degree plus one
    (built from the highest degrees down, :func:`_affinity_blocks`); each block
    is an Erdős–Rényi graph of density ``ρ = min(1, scale · (d + 1)^-ξ)``. These make the
-   triangles; ``scale`` is fitted to the released triangle count (:func:`fit_triangles`).
+   triangles; ``scale`` is fitted to the released triangle count (:mod:`._fit`). The blocks
+   respect the released counts (:func:`_cap`): where the blocks would put more edges between
+   two groups than ``cap`` times the released count, the group's blocks shrink (size
+   ``f d + 1``) and their edges are thinned by the same factor ``f``; ``cap`` is the smallest
+   of :data:`BLOCK_CAPS` with which the blocks can still make the released triangles.
 2. *Block model*: each node's remaining stubs stay in its community or go to another one, in the
    proportions of the released block counts scaled to the communities' degree sums; stubs are
    matched uniformly at random within a community and between each pair of communities.
@@ -17,22 +21,31 @@ post-processing only (it reads released values and public randomness):
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
-from dpatlas.graph.exact.counting import triangle_count_exact
-from dpatlas.graph.input.edgegraph import as_edge_graph
+from dpatlas.graph.synthesis._measure import DEGREE_CLASSES
 from dpatlas.graph.synthesis._stubs import balance_blocks, pair_across, pair_within
 
-__all__ = ["BLOCK_EXPONENT", "coarsen", "fit_triangles", "generate", "merge_parts"]
+__all__ = ["BLOCK_CAPS", "BLOCK_EXPONENT", "coarsen", "generate", "merge_parts"]
 
 BLOCK_EXPONENT = 0.0
 """ξ in the block density ``scale · (d + 1)^-ξ``."""
 
+BLOCK_CAPS: tuple[float | None, ...] = (1.25, 1.5, 2.0, 3.0, 5.0, None)
+"""The caps tried, smallest first (public): block edges between two groups at most ``cap``
+times their released count (``None``: no cap). The generator takes the smallest that still
+reaches the released triangle count (:func:`~dpatlas.graph.synthesis._fit.fit_capped`)."""
+
+BLOCK_CAP_FROM = 2
+"""The cap applies to group pairs of which one has degree class ``>= BLOCK_CAP_FROM``
+(:func:`~dpatlas.graph.synthesis._measure.degree_class`; a group is ``community · C + class``)."""
+
 
 def _affinity_blocks(
-    degrees: np.ndarray, labels: np.ndarray, gen: np.random.Generator
+    degrees: np.ndarray,
+    labels: np.ndarray,
+    gen: np.random.Generator,
+    shrink: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Members (by community, then degree *decreasing*), block start offsets and block sizes.
 
@@ -43,10 +56,11 @@ def _affinity_blocks(
     """
     idx = np.flatnonzero(degrees >= 2)
     idx = idx[np.lexsort((gen.random(idx.size), -degrees[idx], labels[idx]))]
-    lab, deg = labels[idx].tolist(), degrees[idx].tolist()
+    lab = labels[idx].tolist()
+    lim = (degrees[idx] * (1.0 if shrink is None else shrink[idx]) + 1.0).tolist()
     starts, size = [], 0
     for i in range(len(idx)):  # one step per node
-        if size == 0 or lab[i] != lab[i - 1] or size + 1 > deg[i] + 1:
+        if size == 0 or lab[i] != lab[i - 1] or size + 1 > lim[i]:
             starts.append(i)
             size = 0
         size += 1
@@ -80,6 +94,37 @@ def _block_edges(
     return np.column_stack([idx[start[block] + i], idx[start[block] + j]])
 
 
+def _cap(
+    groups: np.ndarray,
+    idx: np.ndarray,
+    start: np.ndarray,
+    size: np.ndarray,
+    rho: np.ndarray,
+    mix: np.ndarray,
+    cap: float,
+) -> np.ndarray:
+    """``G × G`` keep factors ``f_ab = min(1, cap · released_ab / expected_ab)``: kept
+    with probability ``f_ab``, the block edges between groups ``a`` and ``b`` are in
+    expectation at most ``cap`` times their released count (``mix`` holds stubs, its
+    diagonal doubled); ``expected_ab = Σ_blocks ρ · pairs_ab``. Post-processing: it reads the
+    block structure (target degrees, communities) and released counts only."""
+    from scipy import sparse
+
+    k = mix.shape[0]
+    block = np.repeat(np.arange(size.size), size)
+    weight = np.sqrt(np.clip(rho, 0.0, 1.0))[block]
+    m = sparse.csr_matrix((weight, (block, groups[idx])), shape=(size.size, k))  # sums repeats
+    expected = (m.T @ m).toarray()  # Σ_blocks ρ n_a n_b
+    alone = np.bincount(groups[idx], weights=weight**2, minlength=k)  # Σ ρ n_a: no self-pairs
+    expected[np.diag_indices(k)] = (np.diag(expected) - alone) / 2.0
+    released = mix.astype(np.float64).copy()
+    released[np.diag_indices(k)] /= 2.0
+    keep = np.minimum(1.0, cap * released / np.maximum(expected, 1e-12))
+    cls = np.arange(k) % DEGREE_CLASSES
+    keep[np.maximum(cls[:, None], cls[None, :]) < BLOCK_CAP_FROM] = 1.0
+    return keep
+
+
 def _keys(e: np.ndarray, n: int) -> np.ndarray:
     e = e[e[:, 0] != e[:, 1]]
     return _distinct(np.minimum(e[:, 0], e[:, 1]) * n + np.maximum(e[:, 0], e[:, 1]))
@@ -104,13 +149,16 @@ def generate(
     *,
     repair: int = 3,
     mix: np.ndarray | None = None,
+    cap: float | None = None,
 ) -> np.ndarray:
     """Edges (sorted keys ``u·n + v``, ``u < v``) of one graph with target ``degrees``.
 
     ``labels`` (communities) delimit the affinity blocks; ``groups`` (``0 .. G-1``) are the
     block-model classes whose released ``G × G`` edge counts are ``blocks``. ``mix``, if
     given, is ``balance_blocks(blocks, group degree sums)`` computed once by the caller (it does
-    not depend on ``scale``, so :func:`fit_triangles` need not redo it every round).
+    not depend on ``scale``, so the triangle fit need not redo it every round). ``cap``: the
+    block edges between two groups of degree class ``>= BLOCK_CAP_FROM`` are at most ``cap``
+    times the released count (:func:`_cap`); ``None``: no cap.
     """
     n, k = degrees.size, blocks.shape[0]
     deg = np.asarray(degrees, dtype=np.int64)
@@ -118,7 +166,17 @@ def generate(
         mix = balance_blocks(blocks, np.bincount(groups, weights=deg, minlength=k))
     idx, start, size = _affinity_blocks(deg, labels, gen)
     first = deg[idx[start + size - 1]] if idx.size else np.zeros(0, dtype=np.int64)
-    keys = _keys(_block_edges(idx, start, size, scale * (first + 1.0) ** -BLOCK_EXPONENT, gen), n)
+    rho = scale * (first + 1.0) ** -BLOCK_EXPONENT
+    if cap is not None:  # an over-full group's blocks shrink first (size f d + 1)
+        keep = _cap(groups, idx, start, size, rho, mix, cap)
+        idx, start, size = _affinity_blocks(deg, labels, gen, np.diag(keep)[groups])
+        first = deg[idx[start + size - 1]] if idx.size else np.zeros(0, dtype=np.int64)
+        rho = scale * (first + 1.0) ** -BLOCK_EXPONENT
+    edges = _block_edges(idx, start, size, rho, gen)
+    if cap is not None:
+        keep = _cap(groups, idx, start, size, rho, mix, cap)
+        edges = edges[gen.random(edges.shape[0]) < keep[groups[edges[:, 0]], groups[edges[:, 1]]]]
+    keys = _keys(edges, n)
     u, v = groups[keys // n], groups[keys % n]
     used = np.bincount(np.r_[u * k + v, v * k + u], minlength=k * k).reshape(k, k)
     room = np.maximum(mix - used, 0.0)
@@ -187,39 +245,3 @@ def coarsen(blocks: np.ndarray, parts: np.ndarray) -> np.ndarray:
     rows = np.arange(p * c)
     lift[rows, parts[rows // c] * c + rows % c] = 1
     return lift.T @ blocks @ lift
-
-
-def fit_triangles(
-    target: float,
-    make: Callable[[float], np.ndarray],
-    n: int,
-    *,
-    rounds: int = 6,
-    tol: float = 0.01,
-) -> tuple[np.ndarray, float]:
-    """Fit the block density ``scale`` in (0, 1] so that ``make(scale)`` (edge keys) has about
-    ``target`` triangles; returns the closest graph drawn and its scale.
-
-    Block triangles grow like ``scale³``; the other edges add a few that barely depend on it.
-    So: one graph at ``scale = 1`` (if it has too few triangles, nothing denser exists), then
-    secant steps on the model ``T(s) = A s³ + B`` through the last two graphs.
-    """
-    tried: list[tuple[float, float, np.ndarray]] = []  # (scale, triangles, keys)
-    scale = 1.0
-    for _ in range(rounds):
-        keys = make(scale)
-        tri = float(
-            triangle_count_exact(as_edge_graph(np.column_stack([keys // n, keys % n]), n=n))
-        )
-        tried.append((scale, tri, keys))
-        if abs(tri - target) <= tol * max(target, 1.0) or (scale >= 1.0 and tri <= target):
-            break
-        cube = scale**3 * target / max(tri, 1.0)
-        if len(tried) > 1:
-            (s0, t0, _), (s1, t1, _) = tried[-2], tried[-1]
-            slope = (t1 - t0) / (s1**3 - s0**3) if s1 != s0 else 0.0
-            if slope > 0:
-                cube = s1**3 + (target - t1) / slope
-        scale = float(np.clip(cube, 1e-9, 1.0) ** (1 / 3))
-    best = min(tried, key=lambda item: abs(item[1] - target))
-    return best[2], best[0]

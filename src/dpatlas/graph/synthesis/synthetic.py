@@ -25,8 +25,9 @@ partition have sensitivity 1 (an edge lies in one cell); the ladder mechanism is
 are ``(ε₁ + ε₂ + ε₃ + ε₄) = ε``-DP. The graph is then generated from the released values and
 public randomness only (:mod:`dpatlas.graph.synthesis._bter`, :mod:`dpatlas.graph.synthesis._deconvolve`): target
 degrees drawn from a deconvolution of the noisy degrees, BTER-style affinity blocks inside the
-released communities whose density is fitted to the *released* triangle count, and a
-degree-corrected block model for the remaining edges — post-processing, so the synthetic graph
+released communities whose density (and cap at the released block counts) is fitted to the
+*released* triangle count (:mod:`dpatlas.graph.synthesis._fit`), and a degree-corrected block
+model for the remaining edges — post-processing, so the synthetic graph
 is ε-DP. The node set and ``n`` come from the caller (a release is refused without them): the
 node count read off the edges is private.
 """
@@ -56,8 +57,9 @@ from dpatlas.graph.adjacency import EdgeAdjacency
 from dpatlas.graph.exact.counting import common_neighbour_stats
 from dpatlas.graph.exact.triangle_sensitivity import sensitivity_ladder
 from dpatlas.graph.input.edgegraph import EdgeGraph, as_edge_graph
-from dpatlas.graph.synthesis._bter import coarsen, fit_triangles, generate, merge_parts
+from dpatlas.graph.synthesis._bter import BLOCK_CAPS, coarsen, generate, merge_parts
 from dpatlas.graph.synthesis._deconvolve import deconvolved_degrees
+from dpatlas.graph.synthesis._fit import fit_capped
 from dpatlas.graph.synthesis._measure import (
     DEGREE_CLASSES,
     degree_class,
@@ -181,7 +183,8 @@ def synthesize(
     SyntheticGraph
         ``value``: a :class:`networkx.Graph` on the public nodes (ids as given);
         ``metadata``: ``n``, ``split`` (ε per stage), ``mechanisms``, ``communities``,
-        ``triangles`` (the released count the generator was fitted to), ``block_density``.
+        ``triangles`` (the released count the generator was fitted to), ``block_density``,
+        ``block_cap`` (the cap chosen from :data:`~dpatlas.graph.synthesis._bter.BLOCK_CAPS`).
 
     Examples
     --------
@@ -223,10 +226,13 @@ def synthesize(
     blocks = _nonnegative(coarsen(fine, merged))
     triangles = _noisy_triangles(g, part["triangles"], src)
     mix = balance_blocks(blocks, np.bincount(groups, weights=target, minlength=blocks.shape[0]))
-    keys, density = fit_triangles(
+    keys, density, cap = fit_capped(
         max(triangles, 0),
-        lambda scale: generate(target, communities, groups, blocks, scale, gen, mix=mix),
+        lambda scale, cap: generate(
+            target, communities, groups, blocks, scale, gen, mix=mix, cap=cap
+        ),
         g.n,
+        BLOCK_CAPS,
     )
     import networkx as nx
 
@@ -243,6 +249,7 @@ def synthesize(
         "communities": int(communities.max()) + 1 if g.n else 0,
         "triangles": triangles,
         "block_density": density,
+        "block_cap": cap,
     }
     return charge.release(
         SyntheticGraph,
