@@ -49,6 +49,8 @@ def test_refused_without_public_node_set_before_spending() -> None:
     budget = Budget(5.0)
     with pytest.raises(ValueError, match=r"needs the public node set: pass n="):
         synthesize(np.array([[0, 1], [1, 2]]), epsilon=1.0, budget=budget, rng=0)
+    with pytest.raises(ValueError, match=r"public node set: pass n=G\.number_of_nodes\(\)"):
+        synthesize(nx.Graph([("a", "b")]), epsilon=1.0, budget=budget, rng=0)
     assert budget.history == ()
 
 

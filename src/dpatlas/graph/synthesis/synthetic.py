@@ -56,6 +56,7 @@ from dpatlas.core.validation import check_epsilon
 from dpatlas.graph.adjacency import EdgeAdjacency
 from dpatlas.graph.exact.counting import common_neighbour_stats
 from dpatlas.graph.exact.triangle_sensitivity import sensitivity_ladder
+from dpatlas.graph.input._convert import is_networkx_graph
 from dpatlas.graph.input.edgegraph import EdgeGraph, as_edge_graph
 from dpatlas.graph.synthesis._bter import BLOCK_CAPS, coarsen, generate, merge_parts
 from dpatlas.graph.synthesis._deconvolve import deconvolved_degrees
@@ -141,9 +142,14 @@ def _check_split(split: Mapping[str, float] | None) -> dict[str, float]:
 
 def _public_graph(graph: Any, n: int | None, nodes: Any) -> EdgeGraph:
     if n is None and nodes is None:
+        how = (
+            "pass n=G.number_of_nodes() to confirm that the graph's nodes are the public set"
+            if is_networkx_graph(graph)
+            else "pass n= (nodes 0..n-1) or nodes= (their ids)"
+        )
         raise ValueError(
-            "synthesize needs the public node set: pass n= (nodes 0..n-1) or nodes= (their ids); "
-            "a node count read off the edges depends on the data and is not edge-DP"
+            f"synthesize needs the public node set: {how}; a node count read off the edges "
+            "depends on the data and is not edge-DP"
         )
     return as_edge_graph(graph, n=n, nodes=nodes)
 
@@ -198,7 +204,7 @@ def synthesize(
     >>> synthesize(G, epsilon=1.0)
     Traceback (most recent call last):
     ...
-    ValueError: synthesize needs the public node set: pass n= (nodes 0..n-1) or nodes= ...
+    ValueError: synthesize needs the public node set: pass n=G.number_of_nodes() ...
     """
     eps = check_epsilon(epsilon)
     shares = _check_split(split)
