@@ -41,14 +41,15 @@ def fit_triangles(
     is a secant through the last two graphs (from one graph, ``T ∝ x``), going down at most to
     ``x / 8``. Under a cap on the blocks ``T(x)`` is concave, not linear, and the secant stops
     short or overshoots; so once graphs on both sides are known, the target is bracketed and
-    each step interpolates between the nearest graph above it and the nearest below on a power
-    law ``T = c xᵖ`` (a line in logs), kept inside the middle 80% of the bracket so that it
-    shrinks by at least 10% a step (regula falsi with a safeguard). Stops within ``tol`` of the
-    target or after ``rounds`` graphs.
+    each step interpolates between the last graph above it and the last below on a power law
+    ``T = c xᵖ`` (a line in logs), kept inside the middle 80% of the bracket; the new graph
+    replaces the end on its side, so the bracket shrinks by at least 10% a step even when the
+    random draws are not monotone in ``x`` (regula falsi with a safeguard). Stops within
+    ``tol`` of the target or after ``rounds`` graphs.
     """
     tried: list[tuple[float, float, np.ndarray]] = []  # (scale, triangles, keys)
-    above: tuple[float, float] | None = None  # (log x, log triangles) nearest the target
-    below: tuple[float, float] | None = None
+    above: tuple[float, float] | None = None  # (log x, log triangles), the last graph above
+    below: tuple[float, float] | None = None  # and the last below the target
     goal = np.log(max(target, 1.0))
     scale = 1.0
     for r in range(rounds):
@@ -61,10 +62,10 @@ def fit_triangles(
         if abs(tri - target) <= tol * max(target, 1.0) or (scale >= 1.0 and tri <= target):
             break
         point = (3 * np.log(scale), np.log(max(tri, 1.0)))
-        if tri > target:
-            above = point if above is None or point[1] < above[1] else above
+        if tri > target:  # the new graph replaces the bracket's end on its side
+            above = point
         else:
-            below = point if below is None or point[1] > below[1] else below
+            below = point
         x = scale**3 * target / max(tri, 1.0)  # T ∝ x from one graph
         if above is not None and below is not None:
             (u0, v0), (u1, v1) = below, above
