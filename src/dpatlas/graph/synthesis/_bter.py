@@ -22,6 +22,7 @@ post-processing only (it reads released values and public randomness):
 from __future__ import annotations
 
 import numpy as np
+from scipy import sparse
 
 from dpatlas.graph.synthesis._measure import DEGREE_CLASSES
 from dpatlas.graph.synthesis._stubs import balance_blocks, pair_across, pair_within
@@ -108,8 +109,6 @@ def _cap(
     expectation at most ``cap`` times their released count (``mix`` holds stubs, its
     diagonal doubled); ``expected_ab = Σ_blocks ρ · pairs_ab``. Post-processing: it reads the
     block structure (target degrees, communities) and released counts only."""
-    from scipy import sparse
-
     k = mix.shape[0]
     block = np.repeat(np.arange(size.size), size)
     weight = np.sqrt(np.clip(rho, 0.0, 1.0))[block]
