@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from tests.helpers.distributions import assert_scale_detected, dlap_pmf
 
 from dpatlas.core.rng import get_source
 from dpatlas.graph.input.edgegraph import as_edge_graph
+from dpatlas.graph.synthesis import _measure as measure
 from dpatlas.graph.synthesis._bter import coarsen
 from dpatlas.graph.synthesis._measure import noisy_blocks, noisy_degrees, partition_size
 
@@ -38,3 +40,32 @@ def test_noisy_blocks_noise_has_scale_one_over_epsilon() -> None:
     noisy = noisy_blocks(g, np.zeros(2, dtype=np.int64), k, 2.0, get_source(4))
     assert (noisy == noisy.T).all()
     assert_scale_detected(noisy[np.triu_indices(k)], dlap_pmf, 0.5)
+
+
+def test_private_partition_noise_has_scale_two_over_epsilon_and_four_for_hubs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # each visit releases K label counts (sensitivity 1) + discrete Laplace noise: b = 2/ε for
+    # a node visited once, 4/ε for each of a hub's two visits; the noise the pass adds is
+    # recorded where it enters the compiled sweep, and 30% off either way is rejected
+    n, eps, revisit = 60_000, 1.0, 0.03
+    seen: list[tuple[np.ndarray, np.ndarray]] = []
+    real = measure._sweep
+
+    def record(indptr, indices, labels, order, noise, *rest):  # type: ignore[no-untyped-def]
+        seen.append((order.copy(), noise.copy()))
+        real(indptr, indices, labels, order, noise, *rest)
+
+    monkeypatch.setattr(measure, "_sweep", record)
+    g = as_edge_graph(np.zeros((0, 2), dtype=np.int64), n=n)
+    weights = np.arange(n, 0, -1)  # hubs: the first ⌈revisit · n⌉ nodes
+    measure.private_partition(
+        g, weights, eps, get_source(5), np.random.default_rng(5), revisit=revisit
+    )
+    order = np.concatenate([o for o, _ in seen])
+    noise = np.concatenate([z for _, z in seen]).astype(np.int64)
+    assert noise.shape == (n + 1800, partition_size(eps))
+    hub = order < 1800
+    assert np.bincount(order, minlength=n).tolist() == [2] * 1800 + [1] * (n - 1800)
+    assert_scale_detected(noise[~hub].ravel(), dlap_pmf, 2 / eps)
+    assert_scale_detected(noise[hub].ravel(), dlap_pmf, 4 / eps)
