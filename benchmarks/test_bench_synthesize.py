@@ -170,7 +170,11 @@ def report(results: Results) -> list[tuple[str, float, str, int, float]]:
     print(
         f"\nsynthetic graphs, mean of {RUNS} runs: ours / PrivGraph (our run) / PrivGraph (BENCHMARKS.md)"
     )
-    print(f"{'graph':<22} {'eps':>4} " + " ".join(f"{k:>24}" for k in (*METRICS, "tri_rel", "sec")))
+    wide = max([22, *(len(name) + 11 for name, _ in results)])  # room for " (held out)"
+    print(
+        f"{'graph':<{wide}} {'eps':>4} "
+        + " ".join(f"{k:>24}" for k in (*METRICS, "tri_rel", "sec"))
+    )
     for (name, eps), (ours, base) in results.items():
         ref = dict(zip(METRICS, REFERENCE.get((name, eps), (float("nan"),) * 7), strict=True))
         label = name + ("" if GRAPHS.get(name, (0, False))[1] else " (held out)")
@@ -179,12 +183,12 @@ def report(results: Results) -> list[tuple[str, float, str, int, float]]:
             f"{_fmt(ours['tri_rel'])}/{_fmt(base['tri_rel'])}/-",
             f"{ours['sec']:.1f}/{base['sec']:.1f}/-",
         ]
-        print(f"{label:<22} {eps:>4} " + " ".join(f"{c:>24}" for c in cells))
+        print(f"{label:<{wide}} {eps:>4} " + " ".join(f"{c:>24}" for c in cells))
     print("\nwins of 7 (worst shortfall on a lost metric): vs our PrivGraph run | vs BENCHMARKS.md")
     failures = []
     for (name, eps), (ours, base) in results.items():
         w_base, s_base = verdict(ours, base)
-        line = f"{name:<12} {eps:>4}  {w_base}/7 ({s_base:.0%})"
+        line = f"{name:<{wide - 11}} {eps:>4}  {w_base}/7 ({s_base:.0%})"
         if (name, eps) in REFERENCE:
             ref = dict(zip(METRICS, REFERENCE[name, eps], strict=True))
             w_ref, s_ref = verdict(ours, ref)
