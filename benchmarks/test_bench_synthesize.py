@@ -48,9 +48,11 @@ GRAPHS = {  # name: (public n, tuned on it?)
 Results = dict[tuple[str, float], tuple[dict[str, float], dict[str, float]]]
 
 
-def _lfr(mu: float) -> nx.Graph:
+def _lfr(
+    mu: float, *, seed: int = 19, tau1: float = 2.5, mean: int = 20, top: int = 500, least: int = 30
+) -> nx.Graph:
     return nx.LFR_benchmark_graph(  # built at the first seed tried; ~0.6 s
-        5_000, 2.5, 1.5, mu, average_degree=20, max_degree=500, min_community=30, seed=19
+        5_000, tau1, 1.5, mu, average_degree=mean, max_degree=top, min_community=least, seed=seed
     )
 
 
@@ -59,12 +61,8 @@ GENERATED = {  # name: builder (n = 5,000 each); held out, never run by a design
     "lfr-mu0.3": lambda: _lfr(0.3),
     "holme-kim": lambda: nx.powerlaw_cluster_graph(5_000, 10, 0.5, seed=19),
     # added later, written down before any run (a fresh check of the earlier-neighbour pass):
-    "lfr-mu0.2-s29": lambda: nx.LFR_benchmark_graph(
-        5_000, 2.5, 1.5, 0.2, average_degree=20, max_degree=500, min_community=30, seed=29
-    ),
-    "lfr-sparse-s29": lambda: nx.LFR_benchmark_graph(
-        5_000, 3.0, 1.5, 0.25, average_degree=12, max_degree=200, min_community=20, seed=29
-    ),
+    "lfr-mu0.2-s29": lambda: _lfr(0.2, seed=29),
+    "lfr-sparse-s29": lambda: _lfr(0.25, seed=29, tau1=3.0, mean=12, top=200, least=20),
     "holme-kim-sparse-s29": lambda: nx.powerlaw_cluster_graph(5_000, 5, 0.7, seed=29),
 }
 EPSILONS = (0.5, 1.0, 2.0, 3.5)
