@@ -13,9 +13,9 @@ from .conftest import LESMIS
 
 
 def test_writes_a_synthetic_edge_list_and_debits_the_ledger(run_cli, cli, ledger, tmp_path):
-    out = tmp_path / "synthetic.txt"
+    out, com = tmp_path / "synthetic.txt", tmp_path / "communities.txt"
     args = ["synthesize", LESMIS, "--ledger", ledger]
-    opts = f"--nodes 77 --epsilon 0.6 --out {out} --dataset d --json --seed 4"
+    opts = f"--nodes 77 --epsilon 0.6 --out {out} --communities {com} --dataset d --json --seed 4"
     res = run_cli(*args, opts=opts)
     assert res.code == 0, res.err
     data = json.loads(res.out)
@@ -33,6 +33,11 @@ def test_writes_a_synthetic_edge_list_and_debits_the_ledger(run_cli, cli, ledger
     g = nx.read_edgelist(out, nodetype=int)
     assert g.number_of_edges() == release["value"]["edges"]
     assert all(0 <= u < 77 for u in g.nodes)
+    assert data["communities"] == str(com)
+    rows = [line.split() for line in com.read_text().splitlines()]
+    assert rows[0][:6] == ["#", "dpatlas", "synthetic", "graph", "communities:", "edge-DP,"]
+    assert [int(u) for u, _ in rows[1:]] == list(range(77))
+    assert len({c for _, c in rows[1:]}) == release["metadata"]["communities"]
     again = cli(*args, opts=opts.replace("0.6", "0.3").replace(str(out), str(tmp_path / "b.txt")))
     assert again.code == 0, again.err
     refused = run_cli(*args, opts=opts)  # 0.1 left
@@ -47,8 +52,11 @@ def test_writes_a_synthetic_edge_list_and_debits_the_ledger(run_cli, cli, ledger
 
 def test_text_output_and_seed_reproducibility(cli, tmp_path):
     a, b = tmp_path / "a.txt", tmp_path / "b.txt"
-    first = cli("synthesize", LESMIS, opts=f"--nodes 77 --epsilon 2 --out {a} --seed 9")
+    com = tmp_path / "c.txt"
+    opts = f"--nodes 77 --epsilon 2 --out {a} --communities {com} --seed 9"
+    first = cli("synthesize", LESMIS, opts=opts)
     assert first.code == 0, first.err
+    assert f"written to {com}" in first.out
     assert "Synthetic graph of les-miserables.txt written to" in first.out
     assert "split          degrees 0.6, partition 0.9, blocks 0.3, triangles 0.2" in first.out
     assert "no --ledger given" in first.err
@@ -67,6 +75,13 @@ def test_refusals_name_the_fix(cli, tmp_path):
     res = cli("synthesize", LESMIS, opts=f"--nodes 77 --out {tmp_path / 'no' / 'x.txt'}")
     assert res.code == 2
     assert "--out directory not found" in res.err
+    res = cli("synthesize", LESMIS, opts=f"--nodes 77 --out {out} --communities {out}")
+    assert res.code == 2
+    assert "--communities and --out are the same file" in res.err
+    bad = tmp_path / "no" / "c.txt"
+    res = cli("synthesize", LESMIS, opts=f"--nodes 77 --out {out} --communities {bad}")
+    assert res.code == 2
+    assert "--communities directory not found" in res.err
     res = cli("synthesize", LESMIS, opts="--nodes 77")
     assert res.code == 2
     assert "--out" in res.err

@@ -24,7 +24,7 @@ _EPILOG = """\
 examples:
   dpatlas synthesize edges.txt.gz --nodes 36692 --epsilon 1 --out synthetic.txt
   dpatlas synthesize edges.txt --nodes 4039 --epsilon 2 --out synthetic.txt \\
-      --ledger ledger.sqlite --dataset friends --json
+      --communities communities.txt --ledger ledger.sqlite --dataset friends --json
 
 Edge-DP: two graphs on the same public node set are neighbours when they differ by one
 edge. The node count is public and required (--nodes N, ids 0..N-1): a count read off the
@@ -56,6 +56,13 @@ def add_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         required=True,
         help="where to write the synthetic edge list",
     )
+    p.add_argument(
+        "--communities",
+        type=Path,
+        metavar="PATH",
+        help="also write the released community of every node ('node community' lines; "
+        "part of the same release, no extra cost)",
+    )
     p.set_defaults(func=run)
 
 
@@ -72,6 +79,15 @@ def run(args: argparse.Namespace, out: Output) -> int:
         raise UsageError(f"EDGES file not found: {args.edges}; check the path")
     if not args.out.parent.is_dir():
         raise UsageError(f"--out directory not found: {args.out.parent}; create it first")
+    if args.communities is not None and not args.communities.parent.is_dir():
+        raise UsageError(
+            f"--communities directory not found: {args.communities.parent}; create it first"
+        )
+    if args.communities is not None and args.communities.resolve() == args.out.resolve():
+        raise UsageError(
+            f"--communities and --out are the same file ({args.out}); give the communities "
+            "their own path"
+        )
     budget = release_budget(args, out)
     # refuse before reading a large file (nothing spent); synthesize opens its own charge
     open_charge(Cost.pure(args.epsilon), budget, mechanism="synthesize")
@@ -85,6 +101,8 @@ def run(args: argparse.Namespace, out: Output) -> int:
             )
         with bar.step(f"writing {args.out.name}"):
             release.write_edgelist(args.out)
+            if args.communities is not None:
+                release.write_communities(args.communities)
     g = release.value
     split = release.metadata["split"]
     out.payload.update(
@@ -92,6 +110,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
             "command": "synthesize",
             "edges": str(args.edges),
             "out": str(args.out),
+            "communities": None if args.communities is None else str(args.communities),
             "release": release.to_dict(),
             "budget": None if budget is None else budget_summary(budget),
         }
@@ -100,7 +119,8 @@ def run(args: argparse.Namespace, out: Output) -> int:
     out.line(f"  nodes          {g.number_of_nodes()}   edges {g.number_of_edges()}")
     out.line(f"  epsilon        {release.epsilon:g}   delta 0   (edge-DP)")
     out.line("  split          " + ", ".join(f"{k} {v:g}" for k, v in split.items()))
-    out.line(f"  communities    {release.metadata['communities']}")
+    written = "" if args.communities is None else f"   written to {args.communities}"
+    out.line(f"  communities    {release.metadata['communities']}{written}")
     if release.seeded:
         out.line("  seeded         yes: reproducible and NOT secret (teaching only)")
     out.budget_left(args.dataset, budget)

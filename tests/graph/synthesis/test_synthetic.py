@@ -169,3 +169,29 @@ def test_release_record_json_and_edge_list(tmp_path) -> None:
     assert lines[0].startswith("# dpatlas synthetic graph: edge-DP, epsilon=1")
     back = nx.read_edgelist(path, nodetype=int)
     assert sorted(map(sorted, back.edges())) == sorted(map(sorted, rel.value.edges()))
+
+
+def test_write_communities_every_node_in_node_order(tmp_path) -> None:
+    g = nx.relabel_nodes(PLANTED, {i: f"site-{i}" for i in range(400)})
+    rel = synthesize(g, n=400, epsilon=2.0, rng=5)
+    path = tmp_path / "communities.txt"
+    rel.write_communities(path)
+    lines = path.read_text().splitlines()
+    assert lines[0] == (
+        "# dpatlas synthetic graph communities: edge-DP, epsilon=2, nodes=400 (same release)"
+    )
+    rows = [line.split() for line in lines[1:]]
+    assert [u for u, _ in rows] == list(g.nodes)
+    assert [int(c) for _, c in rows] == rel.communities.tolist()
+    assert len({c for _, c in rows}) == rel.metadata["communities"]
+    empty = synthesize(np.zeros((0, 2), dtype=np.int64), n=0, epsilon=1.0, rng=0)
+    empty.write_communities(tmp_path / "none.txt")
+    assert (tmp_path / "none.txt").read_text().splitlines()[1:] == []
+
+
+def test_write_communities_refused_without_communities(tmp_path) -> None:
+    rel = synthesize(PLANTED, n=400, epsilon=1.0, rng=2)
+    bare = SyntheticGraph(**{**rel.__dict__, "communities": None})
+    with pytest.raises(ValueError, match="no communities to write"):
+        bare.write_communities(tmp_path / "c.txt")
+    assert not (tmp_path / "c.txt").exists()

@@ -36,9 +36,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 from fractions import Fraction
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
@@ -50,7 +48,6 @@ from dpatlas.core.accounting.cost import Cost
 from dpatlas.core.accounting.cost import split as split_epsilon
 from dpatlas.core.noise.discrete_laplace import rational_scale
 from dpatlas.core.noise.local.ladder import ladder_mechanism
-from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike, get_source
 from dpatlas.core.validation import check_epsilon
 from dpatlas.graph.adjacency import EdgeAdjacency
@@ -70,6 +67,7 @@ from dpatlas.graph.synthesis._measure import (
     private_partition,
 )
 from dpatlas.graph.synthesis._stubs import balance_blocks, shift_to_total
+from dpatlas.graph.synthesis.record import SyntheticGraph
 
 __all__ = ["MECHANISMS", "SPLIT", "SyntheticGraph", "synthesize"]
 
@@ -86,44 +84,6 @@ MECHANISMS: Mapping[str, str] = MappingProxyType(
         "triangles": "triangle_count/ladder",
     }
 )
-
-
-@dataclass(frozen=True)
-class SyntheticGraph(Release):
-    """A synthetic graph (``value``: a :class:`networkx.Graph` on the public node set) and its
-    privacy record; ``metadata["split"]`` gives each stage's ε.
-
-    ``communities`` is the released community of every node (in node order: ``0 .. n-1``, or
-    the order of ``nodes`` / the networkx graph's nodes): part of the same ε-DP release, the
-    partition the generator used.
-    """
-
-    communities: np.ndarray | None = None
-
-    def confidence_interval(self, level: float = 0.95) -> tuple[Any, Any]:
-        """Refused: a synthetic graph has no interval (its statistics are post-processing)."""
-        raise ValueError(
-            "a synthetic graph has no confidence interval; release the statistic you need "
-            "(e.g. triangle_count, edge_count) for one with a stated interval"
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        """The release as JSON-ready data; the graph as its node and edge counts."""
-        graph = self.value
-        fields = {f: getattr(self, f) for f in Release.__dataclass_fields__}
-        summary = {"nodes": graph.number_of_nodes(), "edges": graph.number_of_edges()}
-        return {**Release(**{**fields, "value": 0}).to_dict(), "value": summary}
-
-    def write_edgelist(self, path: str | Path) -> None:
-        """Write the edges as ``u v`` lines (``networkx.write_edgelist(..., data=False)``),
-        after a ``#`` header stating ε; isolated nodes are not listed (the node set is public)."""
-        import networkx as nx
-
-        graph = self.value
-        head = f"# dpatlas synthetic graph: edge-DP, epsilon={self.epsilon:g}, nodes={len(graph)}\n"
-        with open(path, "wb") as fh:
-            fh.write(head.encode())
-            nx.write_edgelist(graph, fh, data=False)
 
 
 def _check_split(split: Mapping[str, float] | None) -> dict[str, float]:
