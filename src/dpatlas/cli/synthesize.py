@@ -77,12 +77,9 @@ def run(args: argparse.Namespace, out: Output) -> int:
         )
     if not args.edges.is_file():
         raise UsageError(f"EDGES file not found: {args.edges}; check the path")
-    if not args.out.parent.is_dir():
-        raise UsageError(f"--out directory not found: {args.out.parent}; create it first")
-    if args.communities is not None and not args.communities.parent.is_dir():
-        raise UsageError(
-            f"--communities directory not found: {args.communities.parent}; create it first"
-        )
+    for flag, path in (("--out", args.out), ("--communities", args.communities)):
+        if path is not None and not path.parent.is_dir():
+            raise UsageError(f"{flag} directory not found: {path.parent}; create it first")
     if args.communities is not None and args.communities.resolve() == args.out.resolve():
         raise UsageError(
             f"--communities and --out are the same file ({args.out}); give the communities "
