@@ -176,6 +176,8 @@ def synthesize(
     charge = open_charge(cost, budget, mechanism="synthesize", scales=scales)
     g = _public_graph(graph, n, nodes)
     charge.debit()
+    # Drawn first: a seed then fixes the released count whatever the later stages draw.
+    triangles = _noisy_triangles(g, part["triangles"], src)
     gen = src.generator()
     raw = noisy_degrees(g, part["degrees"], src)
     t, s = rational_scale(2 / part["degrees"])
@@ -190,7 +192,6 @@ def synthesize(
     communities = merged[labels]
     groups = communities * DEGREE_CLASSES + classes
     blocks = _nonnegative(coarsen(fine, merged))
-    triangles = _noisy_triangles(g, part["triangles"], src)
     mix = balance_blocks(blocks, np.bincount(groups, weights=target, minlength=blocks.shape[0]))
     keys, density, cap = fit_capped(
         max(triangles, 0),
