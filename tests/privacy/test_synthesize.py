@@ -101,15 +101,15 @@ def _audit_partition(epsilon: float) -> bool:
 
 
 def test_the_partition_pass_passes_the_audit_on_an_edge_between_non_hubs() -> None:
-    """The edge {3, 7} joins two nodes visited once: it enters the releases of 3 and 7, each at
-    noise 2/ε (the proof of private_partition). 8,000 runs: ε_lb about 0.23."""
+    """The edge {3, 7} joins two non-hubs: it enters only the release of 7 (visited after 3),
+    at noise 1/ε (the proof of private_partition). 8,000 runs: ε_lb about 0.40."""
     assert _audit_partition(1.0)
 
 
 def test_a_partition_pass_at_four_times_its_epsilon_is_caught(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The same pass with the noise of ε = 4 (labels as at ε = 1) claimed at ε = 1: ε_lb 1.81.
-    (At twice its ε, ε_lb is 0.94 with 20,000 runs: this audit cannot see a factor of 2.)"""
+    """The same pass with the noise of ε = 4 (labels as at ε = 1) claimed at ε = 1: ε_lb 2.50.
+    (At twice its ε, ε_lb is 1.17 with 8,000 runs.)"""
     monkeypatch.setattr(measure, "partition_size", lambda epsilon: 8)
     assert not _audit_partition(4.0)

@@ -42,19 +42,19 @@ def test_noisy_blocks_noise_has_scale_one_over_epsilon() -> None:
     assert_scale_detected(noisy[np.triu_indices(k)], dlap_pmf, 0.5)
 
 
-def test_private_partition_noise_has_scale_two_over_epsilon_and_four_for_hubs(
+def test_private_partition_noise_scales_one_and_two_over_epsilon_and_four_for_hubs(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # each visit releases K label counts (sensitivity 1) + discrete Laplace noise: b = 2/ε for
-    # a node visited once, 4/ε for each of a hub's two visits; the noise the pass adds is
+    # a non-hub releases its own label counts + discrete Laplace(1/ε) and its hub-neighbour
+    # counts + DL(2/ε); each of a hub's two visits releases its counts + DL(4/ε). The noise is
     # recorded where it enters the compiled sweep, and 30% off either way is rejected
     n, eps, revisit = 60_000, 1.0, 0.03
-    seen: list[tuple[np.ndarray, np.ndarray]] = []
+    seen: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     real = measure._sweep
 
-    def record(indptr, indices, labels, order, noise, *rest):  # type: ignore[no-untyped-def]
-        seen.append((order.copy(), noise.copy()))
-        real(indptr, indices, labels, order, noise, *rest)
+    def record(graph, labels, order, noise, extra, *rest):  # type: ignore[no-untyped-def]
+        seen.append((order.copy(), noise.copy(), extra.copy()))
+        real(graph, labels, order, noise, extra, *rest)
 
     monkeypatch.setattr(measure, "_sweep", record)
     g = as_edge_graph(np.zeros((0, 2), dtype=np.int64), n=n)
@@ -62,10 +62,43 @@ def test_private_partition_noise_has_scale_two_over_epsilon_and_four_for_hubs(
     measure.private_partition(
         g, weights, eps, get_source(5), np.random.default_rng(5), revisit=revisit
     )
-    order = np.concatenate([o for o, _ in seen])
-    noise = np.concatenate([z for _, z in seen]).astype(np.int64)
-    assert noise.shape == (n + 1800, partition_size(eps))
+    order = np.concatenate([o for o, _, _ in seen])
+    noise = np.concatenate([z for _, z, _ in seen]).astype(np.int64)
+    extra = np.concatenate([x for _, _, x in seen]).astype(np.int64)
+    assert noise.shape == extra.shape == (n + 1800, partition_size(eps))
     hub = order < 1800
     assert np.bincount(order, minlength=n).tolist() == [2] * 1800 + [1] * (n - 1800)
-    assert_scale_detected(noise[~hub].ravel(), dlap_pmf, 2 / eps)
+    assert not extra[hub].any()
+    assert_scale_detected(noise[~hub].ravel(), dlap_pmf, 1 / eps)
+    assert_scale_detected(extra[~hub].ravel(), dlap_pmf, 2 / eps)
     assert_scale_detected(noise[hub].ravel(), dlap_pmf, 4 / eps)
+
+
+class _Start:
+    """A generator stub whose ``integers`` returns the given initial labels."""
+
+    def __init__(self, labels: list[int]) -> None:
+        self.labels = np.array(labels)
+
+    def integers(self, low: int, high: int, size: int) -> np.ndarray:
+        assert size == self.labels.size
+        assert self.labels.max() < high
+        return self.labels.copy()
+
+
+def test_private_partition_counts_earlier_non_hubs_and_every_hub() -> None:
+    # node 0 is the hub; visits 0, 1, ..., 5, then 0 again. Noise this small leaves the counts
+    # in charge. Node 1 has no earlier non-hub neighbour, so it follows the hub (half weight);
+    # node 2 counts node 1 (earlier) but not nodes 3, 4, 5 (later, all still labelled 4): a
+    # pass counting every neighbour would move it to 4
+    g = as_edge_graph(np.array([[0, 1], [1, 2], [2, 3], [2, 4], [2, 5]]), n=6)
+    labels = measure.private_partition(
+        g,
+        np.arange(6, 0, -1).astype(np.float64),
+        1e6,
+        get_source(1),
+        _Start([1, 2, 3, 4, 4, 4]),  # type: ignore[arg-type]
+        revisit=1 / 6,
+        resolution=0.0,
+    )
+    assert labels.tolist() == [2] * 6

@@ -29,6 +29,7 @@ __all__ = [
     "degree_class",
     "noisy_blocks",
     "noisy_degrees",
+    "partition_scales",
     "partition_size",
     "private_partition",
 ]
@@ -71,6 +72,10 @@ def degree_class(noisy: np.ndarray) -> np.ndarray:
     return np.minimum(np.floor(np.log(x) / np.log(4.0)).astype(np.int64), DEGREE_CLASSES - 1)
 
 
+HUB_WEIGHT = 0.5
+"""β: weight of a non-hub's hub-neighbour counts in its move (:func:`private_partition`)."""
+
+
 def private_partition(
     g: EdgeGraph,
     weights: np.ndarray,
@@ -84,21 +89,28 @@ def private_partition(
     """Communities from one noisy, sequential label-propagation pass; ε-DP.
 
     Labels start uniformly at random in ``0 .. K-1`` (``K = partition_size(ε)``, public
-    randomness). Nodes are visited by decreasing public weight (the noisy degrees). When node
-    ``u`` is visited it releases ``c_u + Z_u``: ``c_u[k]`` counts its neighbours labelled ``k``
-    *now*, ``Z_u`` has ``K`` i.i.d. discrete Laplace entries of scale ``b_u``; it then takes the
-    label maximising ``c_u[k] + Z_u[k] - γ w_u W_k / Σw`` (a modularity gain with resolution
-    ``γ``; ``W_k`` sums the public weights labelled ``k``), which is post-processing. Every node
-    is visited once at ``b = 2/ε``, except the hubs — the top ``⌈revisit · n⌉`` by weight —
-    which are visited twice, in the pass and again at its end (when the labels around them have
-    formed: a hub that went first, among random labels, gets to move), at ``b = 4/ε`` each time.
+    randomness). Nodes are visited by decreasing public weight (the noisy degrees). The hubs —
+    the top ``⌈revisit · n⌉`` by weight — go first, and again at the end of the pass (when the
+    labels around them have formed: a hub that went first, among random labels, gets to move);
+    each of their visits releases ``c_u + Z_u``: ``c_u[k]`` counts *all* its neighbours
+    labelled ``k`` now, ``Z_u`` has ``K`` i.i.d. discrete Laplace entries of scale ``4/ε``.
+    Every other node is visited once and releases two vectors: ``a_u + X_u``, the label counts
+    of its non-hub neighbours *visited before it* (a neighbour not yet visited holds a random
+    label: no signal), ``X_u`` of scale ``1/ε``; and ``h_u + Y_u``, the label counts of its hub
+    neighbours, ``Y_u`` of scale ``2/ε``. A node takes the label maximising
+    ``(c_u + Z_u)[k]`` (a hub) or ``(a_u + X_u)[k] + β (h_u + Y_u)[k]`` (β = :data:`HUB_WEIGHT`:
+    the hubs' labels are a weaker, noisier signal), minus ``γ w_u W_k / Σw`` (a modularity
+    gain with resolution ``γ``; ``W_k`` sums the public weights labelled ``k``): post-processing.
 
-    Proof. Given the labels so far (a function of earlier releases and public randomness), the
-    vector ``c_u`` changes by one in one entry when an edge at ``u`` is added or removed, and
-    not at all for an edge away from ``u``: its L1 sensitivity is 1, so one release of ``u`` is
-    ``1/b``-DP: ``ε/2`` for a single visit, ``ε/4 + ε/4`` for a hub's two. The edge ``{u, v}``
-    enters only the releases of ``u`` and ``v``; by adaptive sequential composition the pass is
-    ``ε/2 + ε/2 = ε``-DP. Which nodes are hubs depends on the weights only (released earlier).
+    Proof. Fix neighbouring graphs, differing in the edge ``{u, v}``. Given everything released
+    so far (the labels are functions of earlier releases and public randomness), a released
+    count vector changes by one in one entry if the edge enters it and not at all otherwise
+    (L1 sensitivity 1), so a release at scale ``b`` is ``1/b``-DP. If neither endpoint is a hub,
+    the edge enters only the ``a`` vector of the one visited later: ``ε``. If ``u`` is a hub and
+    ``v`` is not: ``u``'s two visits (``ε/4`` each) and ``v``'s ``h`` vector (``ε/2``): ``ε``. If
+    both are hubs: each one's two visits, ``4 · ε/4 = ε``. The order and which nodes are hubs
+    depend on the weights only (released earlier). By adaptive sequential composition the pass
+    is ``ε``-DP.
     """
     k = partition_size(epsilon)
     labels = gen.integers(0, k, g.n).astype(np.int64)
@@ -106,48 +118,84 @@ def private_partition(
     totals = np.bincount(labels, weights=w, minlength=k)
     order = np.argsort(-w, kind="stable")
     hubs = order[: int(np.ceil(revisit * g.n))] if revisit > 0 else order[:0]
-    once, twice = Fraction(2) / Fraction(epsilon), Fraction(4) / Fraction(epsilon)
-    scale_of = np.where(np.isin(order, hubs), 1, 0)  # 1: a hub, visited twice at ε/4 each
+    is_hub = np.zeros(g.n, dtype=np.bool_)
+    is_hub[hubs] = True
+    seen = np.zeros(g.n, dtype=np.bool_)
+    own, from_hubs, hub_scale = partition_scales(epsilon)
     inv = 1.0 / max(float(w.sum()), 1.0)
     step = max(1, _CHUNK // k)
-    for visit, scales in ((order, scale_of), (hubs, np.ones(hubs.size, dtype=np.int64))):
+    for visit in (order, hubs):
         for lo in range(0, visit.size, step):
-            part, hub = visit[lo : lo + step], scales[lo : lo + step]
-            noise = np.empty((part.size, k))
-            for flag, scale in ((0, once), (1, twice)):
-                rows = np.flatnonzero(hub == flag)
-                noise[rows] = _dlap(src, rows.size * k, scale).reshape(rows.size, k)
-            _sweep(g.indptr, g.indices, labels, part, noise, w, totals, resolution * inv)
+            part = visit[lo : lo + step]
+            hub = is_hub[part]
+            noise, extra = np.zeros((part.size, k)), np.zeros((part.size, k))
+            rows = np.flatnonzero(hub)
+            noise[rows] = _dlap(src, rows.size * k, hub_scale).reshape(rows.size, k)
+            rows = np.flatnonzero(~hub)
+            noise[rows] = _dlap(src, rows.size * k, own).reshape(rows.size, k)
+            extra[rows] = _dlap(src, rows.size * k, from_hubs).reshape(rows.size, k)
+            _sweep(
+                (g.indptr, g.indices, is_hub, seen),
+                labels,
+                part,
+                noise,
+                extra,
+                w,
+                totals,
+                (resolution * inv, HUB_WEIGHT),
+            )
     return labels
+
+
+def partition_scales(epsilon: float) -> tuple[Fraction, Fraction, Fraction]:
+    """Noise scales of :func:`private_partition` at ``ε`` (public): a non-hub's own counts,
+    a non-hub's hub counts, each hub visit.
+
+    >>> [str(b) for b in partition_scales(0.5)]
+    ['2', '4', '8']
+    """
+    eps = Fraction(epsilon)
+    return 1 / eps, 2 / eps, 4 / eps
 
 
 @numba.njit(cache=True, nogil=True)
 def _sweep(
-    indptr: np.ndarray,
-    indices: np.ndarray,
+    graph: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     labels: np.ndarray,
     order: np.ndarray,
     noise: np.ndarray,
+    extra: np.ndarray,
     w: np.ndarray,
     totals: np.ndarray,
-    penalty: float,
+    weights: tuple[float, float],
 ) -> None:  # pragma: no cover (compiled)
+    indptr, indices, is_hub, seen = graph
+    penalty, beta = weights
     k = totals.size
-    counts = np.zeros(k)
+    own, hubs = np.zeros(k), np.zeros(k)
     for i in range(order.size):
         u = order[i]
         for j in range(indptr[u], indptr[u + 1]):
-            counts[labels[indices[j]]] += 1.0
+            v = indices[j]
+            if is_hub[u]:
+                own[labels[v]] += 1.0
+            elif is_hub[v]:
+                hubs[labels[v]] += 1.0
+            elif seen[v]:
+                own[labels[v]] += 1.0
+        seen[u] = True
         totals[labels[u]] -= w[u]
         best, gain = 0, -np.inf
         for c in range(k):
-            value = counts[c] + noise[i, c] - penalty * w[u] * totals[c]
+            value = own[c] + noise[i, c] + beta * (hubs[c] + extra[i, c])
+            value -= penalty * w[u] * totals[c]
             if value > gain:
                 best, gain = c, value
         labels[u] = best
         totals[best] += w[u]
         for j in range(indptr[u], indptr[u + 1]):
-            counts[labels[indices[j]]] = 0.0
+            own[labels[indices[j]]] = 0.0
+            hubs[labels[indices[j]]] = 0.0
 
 
 def noisy_blocks(

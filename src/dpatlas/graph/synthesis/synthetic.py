@@ -10,8 +10,10 @@ Stages and their share of ε (:data:`SPLIT`; one debit of the total, before any 
 stage         share  mechanism (:mod:`dpatlas.graph.synthesis._measure`)
 ============  =====  ====================================================================
 degrees       0.30   every node's degree + discrete Laplace(2/ε₁) (L1 sensitivity 2)
-partition     0.45   one sequential noisy label-propagation pass (each node releases its
-                     neighbours' label counts + discrete Laplace(2/ε₂), then moves)
+partition     0.45   one sequential noisy label-propagation pass: the hubs (top 3%) count
+                     all neighbours' labels + discrete Laplace(4/ε₂), first and last; every
+                     other node its earlier non-hub neighbours' + DL(1/ε₂) and its hub
+                     neighbours' + DL(2/ε₂), then moves
 blocks        0.15   edge counts inside and between the communities + discrete Laplace(1/ε₃)
 triangles     0.10   the triangle count, ladder mechanism (:func:`triangle_count`)
 ============  =====  ====================================================================
@@ -63,6 +65,7 @@ from dpatlas.graph.synthesis._measure import (
     degree_class,
     noisy_blocks,
     noisy_degrees,
+    partition_scales,
     partition_size,
     private_partition,
 )
@@ -79,7 +82,7 @@ SPLIT: Mapping[str, float] = MappingProxyType(
 MECHANISMS: Mapping[str, str] = MappingProxyType(
     {
         "degrees": "discrete_laplace(sensitivity=2)",
-        "partition": "sequential label propagation, discrete_laplace(sensitivity=1) per node",
+        "partition": "sequential label propagation, discrete_laplace(sensitivity=1) per count vector",
         "blocks": "discrete_laplace(sensitivity=1)",
         "triangles": "triangle_count/ladder",
     }
@@ -170,8 +173,8 @@ def synthesize(
     shares = _check_split(split)
     part = dict(zip(shares, split_epsilon(eps, list(shares.values())), strict=True))  # sum <= ε
     cost = Cost.compose(Cost.pure(v) for v in part.values())  # four pure-DP releases
-    scales = [2 / Fraction(part[stage]) for stage in ("degrees", "partition", "triangles")]
-    scales.append(1 / Fraction(part["blocks"]))  # the triangles' rung scale is 2/ε too
+    scales = [2 / Fraction(part[stage]) for stage in ("degrees", "triangles")]
+    scales += [1 / Fraction(part["blocks"]), *partition_scales(part["partition"])]
     src = get_source(rng)
     charge = open_charge(cost, budget, mechanism="synthesize", scales=scales)
     g = _public_graph(graph, n, nodes)
