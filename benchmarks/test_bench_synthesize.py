@@ -10,7 +10,7 @@ run by any design before it was added, is the cleanest held-out graph). ``SYNTH_
 separated) restricts the graphs. The goal (issue 19): better than PrivGraph on >= 6 of the 7
 metrics in every cell and never worse by more than 10% on the seventh.
 
-Generated held-out graphs (run by default, about 5 minutes at 5 runs): ``GENERATED`` builds graphs
+Generated held-out graphs (run by default, about 9 minutes at 5 runs): ``GENERATED`` builds graphs
 with planted communities that no design had run on when they were added (two LFR benchmark
 graphs and a Holme–Kim graph at seed 19; a second set of three, sparser, at seed 29; a third at
 seed 43, built to judge one candidate design, with its rule written before any run); they need
