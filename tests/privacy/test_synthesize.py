@@ -72,15 +72,12 @@ def test_a_leaking_variant_is_caught() -> None:
 
 
 # Public weights (released earlier): node 0 is the one hub (top ceil(0.03 * 8)); node 7 is
-# isolated in CLIQUES and joined to 3 in BRIDGED, so the edge decides 7's label alone.
+# isolated in CLIQUES, and each audit adds one edge at 7 (to 3, a non-hub, or to 0, the hub),
+# so that edge decides 7's label alone.
 CLIQUES = np.array(
     [(a, b) for s, e in ((0, 4), (4, 7)) for a in range(s, e) for b in range(a + 1, e)]
 )
-BRIDGED = np.vstack([CLIQUES, [(3, 7)]])
 WEIGHTS = np.arange(10.0, 2.0, -1.0)
-
-
-HUBBED = np.vstack([CLIQUES, [(0, 7)]])
 
 
 def _partition(edges: np.ndarray, epsilon: float, rng: np.random.Generator, end: int) -> np.ndarray:
@@ -90,14 +87,13 @@ def _partition(edges: np.ndarray, epsilon: float, rng: np.random.Generator, end:
     return np.array([same[end, 7], same[4, 7], same[0, 3], same[2, 3]], dtype=np.float64)
 
 
-def _audit_partition(epsilon: float, joined: np.ndarray = BRIDGED) -> bool:
+def _audit_partition(epsilon: float, end: int = 3) -> bool:
     """Whether the pass run at ``epsilon`` passes an audit claiming ε = 1 (8,000 runs) on
-    CLIQUES against ``joined`` (CLIQUES and one edge at node 7)."""
-    end = int(joined[-1, 0])
+    CLIQUES against CLIQUES with the edge ``{end, 7}``."""
     result = audit(
         lambda e, *, rng: _partition(e, epsilon, rng, end),
         CLIQUES,
-        joined,
+        np.vstack([CLIQUES, [(end, 7)]]),
         epsilon=1.0,
         samples=8_000,
         rng=19,
@@ -116,14 +112,14 @@ def test_the_partition_pass_passes_the_audit_on_an_edge_between_the_hub_and_a_no
     (noise 4/ε each) and 7's hub counts (2/ε), ε/4 + ε/4 + ε/2 (the proof of private_partition).
     8,000 runs: ε_lb about 0.01. The edge's effect is split three ways and 7 weighs its hub
     counts by half, so this audit is weak: it catches the pass only at 8 times its ε (below)."""
-    assert _audit_partition(1.0, HUBBED)
+    assert _audit_partition(1.0, end=0)
 
 
 @pytest.mark.slow
 def test_a_partition_pass_at_eight_times_its_epsilon_is_caught_on_the_hub_edge() -> None:
     """The pass run at ε = 8 claimed at ε = 1, on the hub's edge {0, 7}: ε_lb 1.78 (at 4 times
     its ε, 0.66: not caught)."""
-    assert not _audit_partition(8.0, HUBBED)
+    assert not _audit_partition(8.0, end=0)
 
 
 def test_a_partition_pass_at_four_times_its_epsilon_is_caught(
