@@ -10,6 +10,15 @@ nodes, and its histogram is the true one blurred by the noise. Why not the NPMLE
 convergence): it is a few spikes, and a synthetic graph's degree histogram with holes scores
 badly on every measure that compares distributions (the KL divergence of the degree
 distributions is infinite on a hole). A few steps sharpen the blur and keep the estimate smooth.
+
+Cost. The kernel is cut at ``12 b`` (weights below ``e^-12``), and the work grows with the
+noisy values' range times the kernel's length. Where the cut is wider than the support
+``0 .. top`` (``12 b >= n - 1``, a tiny ε on a small graph), the noisy values are first clipped
+to the support and the kernel to its length, which changes nothing: for ``x <= 0 <= d`` the
+likelihood ``e^{-(d - x)/b} = e^{x/b} · e^{-d/b}`` is that of ``x = 0`` times a factor free of
+``d``, which the EM update and the posterior both normalise away (likewise above ``top``); and
+inside the support no distance exceeds ``top``, so no weight is cut. The work is then bounded
+by the support, not by the noise (a 34-node graph at ε = 10⁻⁶: milliseconds, not minutes).
 """
 
 from __future__ import annotations
@@ -41,9 +50,11 @@ def deconvolved_degrees(
     if x.size == 0 or n <= 1:
         return np.zeros(x.size, dtype=np.int64)
     width = int(np.ceil(12 * scale)) + 1
+    top = int(min(n - 1, max(int(x.max()) + width, 0)))
+    if width > top:  # the cut reaches past the support: clip (exact, module docstring)
+        x, width = np.clip(x, 0, top), top
     q = np.exp(-1.0 / scale)
     kernel = q ** np.abs(np.arange(-width, width + 1))
-    top = int(min(n - 1, max(int(x.max()) + width, 0)))
     lo = int(x.min())
     hist = np.bincount(x - lo).astype(np.float64)  # observed values lo .. x.max()
     # P(x = o | d) for o in lo .. lo + len(hist) - 1 and d in 0 .. top, as a convolution:
