@@ -53,7 +53,7 @@ def test_clipped_deconvolution_matches_the_whole_kernel_and_rejects_a_wrong_scal
 
 
 def test_tiny_epsilon_costs_the_support_not_the_noise() -> None:
-    # scale 2 / 1e-6 on 34 nodes: the uncut kernel would have 2.4e8 entries per side
+    # scale 2 / 1e-6 on 34 nodes: the uncut kernel would have 2.4e7 entries per side
     gen = np.random.default_rng(0)
     x = gen.integers(-(10**8), 10**8, 34)
     start = time.perf_counter()
