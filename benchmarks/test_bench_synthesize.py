@@ -15,7 +15,9 @@ graphs with planted communities that no design had run on when they were added (
 benchmark graphs and a Holme–Kim graph at seed 19; a second set of three, sparser, at seed 29;
 a third at seed 43 and a fourth at seed 61, each built to judge one candidate design, with its
 rule written before any run); they need no ``../shared`` and only the floor is asserted on
-them.
+them. ``FAMILIES`` (a stress run, added after the designs, never tuned on): eight networkx
+graphs of shapes the other graphs lack (a grid, a tree, a ring lattice, random, regular and
+bipartite graphs, caves), with the floor asserted.
 
 A third table (not in the goal) puts each NMI beside the same NMI corrected for chance
 (``nmi_adjusted``: 0 for a partition unrelated to the true one, whatever its community sizes)
@@ -79,6 +81,17 @@ GENERATED = {  # name: builder (n = 5,000 each); held out, never run by a design
     "lfr-mu0.25-s61": lambda: _lfr(0.25, seed=61, tau1=2.4, mean=14, top=250, least=30),
     "lfr-mu0.35-s61": lambda: _lfr(0.35, seed=61, tau1=2.6, mean=30, top=500, least=50),
     "holme-kim-s61": lambda: nx.powerlaw_cluster_graph(5_000, 6, 0.5, seed=61),
+}
+FAMILIES = {  # shapes the bench lacks (no triangles, long paths, near-equal degrees, no
+    # communities); a stress run, not tuned on, n about 5,000 each
+    "grid-70x70": lambda: nx.grid_2d_graph(70, 70),
+    "ba-tree": lambda: nx.barabasi_albert_graph(5_000, 1, seed=3),
+    "watts-strogatz": lambda: nx.watts_strogatz_graph(5_000, 10, 0.05, seed=3),
+    "erdos-renyi": lambda: nx.gnm_random_graph(5_000, 15_000, seed=3),
+    "regular-6": lambda: nx.random_regular_graph(6, 5_000, seed=3),
+    "ba-m4": lambda: nx.barabasi_albert_graph(5_000, 4, seed=3),
+    "caveman": lambda: nx.relaxed_caveman_graph(250, 20, 0.05, seed=3),
+    "bipartite": lambda: nx.bipartite.random_graph(2_500, 2_500, 0.003, seed=3),
 }
 EPSILONS = (0.5, 1.0, 2.0, 3.5)
 RUNS = int(os.environ.get("SYNTH_RUNS", "5"))
@@ -154,19 +167,19 @@ def _fmt(x: float) -> str:
 
 
 def generated(name: str) -> EdgeGraph:
-    """The generated graph ``name``: simple, undirected, nodes ``0 .. n-1`` (n public)."""
-    g = GENERATED[name]()
+    """The generated graph ``name`` (of ``GENERATED`` or ``FAMILIES``): simple, undirected,
+    nodes ``0 .. n-1`` (n public)."""
+    g = {**GENERATED, **FAMILIES}[name]()
     g.remove_edges_from(list(nx.selfloop_edges(g)))
     return as_edge_graph(nx.convert_node_labels_to_integers(g))
 
 
 def _chosen(table: Collection[str]) -> list[str]:
-    names = os.environ.get("SYNTH_GRAPHS", ",".join([*GRAPHS, *GENERATED])).split(",")
-    unknown = set(names) - GRAPHS.keys() - GENERATED.keys()
+    known = [*GRAPHS, *GENERATED, *FAMILIES]
+    names = os.environ.get("SYNTH_GRAPHS", ",".join(known)).split(",")
+    unknown = set(names) - set(known)
     if unknown:
-        raise ValueError(
-            f"SYNTH_GRAPHS names unknown graphs {sorted(unknown)}; known: {[*GRAPHS, *GENERATED]}"
-        )
+        raise ValueError(f"SYNTH_GRAPHS names unknown graphs {sorted(unknown)}; known: {known}")
     chosen = [name for name in names if name in table]
     if not chosen:
         pytest.skip(f"none of SYNTH_GRAPHS={names} is in {list(table)}")
@@ -237,6 +250,14 @@ def test_generated_graphs_against_privgraph() -> None:
     for name in _chosen(GENERATED):
         results.update(_cells(generated(name), name))
     assert not (failures := report(results)), failures  # the floor only: none is in GOAL_MET
+
+
+@pytest.mark.bench
+def test_graph_families_against_privgraph() -> None:
+    results: Results = {}
+    for name in _chosen(FAMILIES):
+        results.update(_cells(generated(name), name))
+    assert not (failures := report(results)), failures  # the floor only
 
 
 @pytest.mark.bench
