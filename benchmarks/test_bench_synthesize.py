@@ -8,16 +8,20 @@ in ``benchmarks/synth_metrics.py``. facebook and ca-HepPh were used to tune the 
 email-Enron, ca-GrQc and wiki-Vote were not (held out): their rows are marked (wiki-Vote, never
 run by any design before it was added, is the cleanest held-out graph). ``SYNTH_GRAPHS`` (comma
 separated) restricts the graphs. The goal (issue 19): better than PrivGraph on >= 6 of the 7
-metrics in every cell and never worse by more than 10% on the seventh.
+metrics in every cell and never worse by more than 10% on the seventh. ``SYNTH_SEED0`` (default
+0) shifts the seeds to ``SYNTH_SEED0 .. SYNTH_SEED0 + RUNS - 1`` for both methods: the designs
+were chosen on seeds 0-4, so other seeds show how much of a verdict is the draw (``GOAL_MET`` is
+then not asserted).
 
 Generated held-out graphs (run by default, at 5 runs): ``GENERATED`` builds
 graphs with planted communities that no design had run on when they were added (two LFR
 benchmark graphs and a Holme–Kim graph at seed 19; a second set of three, sparser, at seed 29;
-a third at seed 43, a fourth at seed 61 and a fifth at seed 71, each built to judge one
-candidate design, with its rule written before any run; 15-20 minutes for all); they need no
-``../shared`` and only the floor is asserted on them. ``FAMILIES`` (a stress run, added after
-the designs, never tuned on): eight networkx graphs of shapes the other graphs lack (a grid, a
-tree, a ring lattice, random, regular and bipartite graphs, caves), with the floor asserted.
+a third at seed 43, a fourth at seed 61, a fifth at seed 71 and a sixth at seed 97, each built
+to judge one candidate design, with its rule written before any run; 20-25 minutes for all);
+they need no ``../shared`` and only the floor is asserted on them. ``FAMILIES`` (a stress run,
+added after the designs, never tuned on): eight networkx graphs of shapes the other graphs lack
+(a grid, a tree, a ring lattice, random, regular and bipartite graphs, caves), with the floor
+asserted.
 
 A third table (not in the goal) puts each NMI beside the same NMI corrected for chance
 (``nmi_adjusted``: 0 for a partition unrelated to the true one, whatever its community sizes)
@@ -85,6 +89,11 @@ GENERATED = {  # name: builder (n = 5,000 each); held out, never run by a design
     "lfr-mu0.2-s71": lambda: _lfr(0.2, seed=71, tau1=2.5, mean=18, top=350, least=30),
     "lfr-mu0.3-s71": lambda: _lfr(0.3, seed=71, tau1=2.3, mean=22, top=400, least=40),
     "holme-kim-s71": lambda: nx.powerlaw_cluster_graph(5_000, 7, 0.4, seed=71),
+    # added later, written down before any run (a second judgement of the hub completion):
+    "lfr-mu0.15-s97": lambda: _lfr(0.15, seed=97, tau1=2.2, mean=18, top=300, least=30),
+    "lfr-mu0.25-s97": lambda: _lfr(0.25, seed=97, tau1=2.4, mean=20, top=350, least=30),
+    "lfr-mu0.35-s97": lambda: _lfr(0.35, seed=97, tau1=2.6, mean=16, top=300, least=25),
+    "holme-kim-s97": lambda: nx.powerlaw_cluster_graph(5_000, 6, 0.45, seed=97),
 }
 FAMILIES = {  # shapes the bench lacks (no triangles, long paths, near-equal degrees, no
     # communities); a stress run, not tuned on, n about 5,000 each
@@ -99,6 +108,7 @@ FAMILIES = {  # shapes the bench lacks (no triangles, long paths, near-equal deg
 }
 EPSILONS = (0.5, 1.0, 2.0, 3.5)
 RUNS = int(os.environ.get("SYNTH_RUNS", "5"))
+SEED0 = int(os.environ.get("SYNTH_SEED0", "0"))  # seeds SEED0 .. SEED0 + RUNS - 1
 GOAL_MET = {  # cells meeting the goal in the run reported in docs/synthetic-graphs.md (seeds 0-4)
     *(("facebook", e) for e in EPSILONS),
     *(("ca-HepPh", e) for e in EPSILONS),
@@ -154,7 +164,7 @@ def _mean(rows: list[dict[str, float]]) -> dict[str, float]:
 def run_cell(g, n: int, true_stats, eps: float) -> tuple[dict[str, float], dict[str, float]]:  # type: ignore[no-untyped-def]
     edges = _edges(g)
     ours, base = [], []
-    for seed in range(RUNS):
+    for seed in range(SEED0, SEED0 + RUNS):
         start = time.perf_counter()
         rel = synthesize(edges, n=n, epsilon=eps, rng=seed)
         took = time.perf_counter() - start
@@ -225,7 +235,8 @@ def report(results: Results) -> list[tuple[str, float, str, int, float]]:
             line += f" | {w_ref}/7 ({s_ref:.0%})"
         met = w_base >= 7 or (w_base == 6 and s_base <= 0.10)
         print(line + ("   goal met" if met else "   goal NOT met"))
-        if (name, eps) in GOAL_MET and not met and RUNS >= 5:  # fewer runs: too noisy to hold
+        held = RUNS >= 5 and SEED0 == 0  # fewer runs are too noisy to hold; other seeds untuned
+        if (name, eps) in GOAL_MET and not met and held:
             failures.append((name, eps, "goal no longer met", w_base, s_base))
         elif w_base < 3:
             failures.append((name, eps, "below the floor of 3 of 7", w_base, s_base))
