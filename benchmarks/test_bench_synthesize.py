@@ -157,6 +157,11 @@ def verdict(ours: dict[str, float], theirs: dict[str, float]) -> tuple[int, floa
     return wins, worst
 
 
+def _met(wins: int, worst: float) -> bool:
+    """The issue's goal: >= 6 of 7 metrics won, and within 10% on the seventh."""
+    return wins >= 7 or (wins == 6 and worst <= 0.10)
+
+
 def _mean(rows: list[dict[str, float]]) -> dict[str, float]:
     return {k: float(np.mean([r[k] for r in rows])) for k in rows[0]}
 
@@ -226,6 +231,7 @@ def report(results: Results) -> list[tuple[str, float, str, int, float]]:
         print(f"{label:<{wide}} {eps:>4} " + " ".join(f"{c:>24}" for c in cells))
     print("\nwins of 7 (worst shortfall on a lost metric): vs our PrivGraph run | vs BENCHMARKS.md")
     failures = []
+    held = RUNS >= 5 and SEED0 == 0  # fewer runs are too noisy to hold; other seeds untuned
     for (name, eps), (ours, base) in results.items():
         w_base, s_base = verdict(ours, base)
         line = f"{name:<{wide - 11}} {eps:>4}  {w_base}/7 ({s_base:.0%})"
@@ -233,18 +239,32 @@ def report(results: Results) -> list[tuple[str, float, str, int, float]]:
             ref = dict(zip(METRICS, REFERENCE[name, eps], strict=True))
             w_ref, s_ref = verdict(ours, ref)
             line += f" | {w_ref}/7 ({s_ref:.0%})"
-        met = w_base >= 7 or (w_base == 6 and s_base <= 0.10)
+        met = _met(w_base, s_base)
         print(line + ("   goal met" if met else "   goal NOT met"))
-        held = RUNS >= 5 and SEED0 == 0  # fewer runs are too noisy to hold; other seeds untuned
         if (name, eps) in GOAL_MET and not met and held:
             failures.append((name, eps, "goal no longer met", w_base, s_base))
         elif w_base < 3:
             failures.append((name, eps, "below the floor of 3 of 7", w_base, s_base))
-    print("\ncommunities beyond chance (not in the goal): ours / PrivGraph (our run)")
-    print(f"{'graph':<{wide - 11}} {'eps':>4} {'nmi':>18} {'nmi_adj':>18} {'isolated':>18}")
+    print(
+        "\ncommunities beyond chance (not in the goal): ours / PrivGraph (our run); wins of 7 "
+        "and the goal with nmi_adj in place of nmi"
+    )
+    print(f"{'graph':<{wide - 11}} {'eps':>4} {'nmi':>18} {'nmi_adj':>18} {'isolated':>18}  wins")
+    goal = {"nmi": 0, "nmi_adj": 0}
     for (name, eps), (ours, base) in results.items():
         cells = [f"{_fmt(ours[k])}/{_fmt(base[k])}" for k in ("nmi", "nmi_adj", "isolated")]
-        print(f"{name:<{wide - 11}} {eps:>4} " + " ".join(f"{c:>18}" for c in cells))
+        w_adj, s_adj = verdict({**ours, "nmi": ours["nmi_adj"]}, {**base, "nmi": base["nmi_adj"]})
+        goal["nmi"] += _met(*verdict(ours, base))
+        goal["nmi_adj"] += _met(w_adj, s_adj)
+        print(
+            f"{name:<{wide - 11}} {eps:>4} "
+            + " ".join(f"{c:>18}" for c in cells)
+            + f"  {w_adj}/7 ({s_adj:.0%}){'   goal met' if _met(w_adj, s_adj) else ''}"
+        )
+    print(
+        f"goal met in {goal['nmi']} of {len(results)} cells on the NMI, "
+        f"in {goal['nmi_adj']} on the NMI corrected for chance"
+    )
     return failures
 
 
