@@ -16,10 +16,10 @@ demo: $(STAMP)
 	$(BIN)/dpatlas demo
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not slow and not bench"
+	$(BIN)/python -m pytest -q -n auto -m "not slow and not bench"
 
 test-slow: $(STAMP)
-	$(BIN)/python -m pytest -q -m "slow"
+	$(BIN)/python -m pytest -q -n auto -m "slow"
 
 bench: $(STAMP)
 	$(BIN)/python -m pytest -q -s -m bench benchmarks
