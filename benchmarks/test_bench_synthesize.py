@@ -189,7 +189,7 @@ def run_cell(g, n: int, true_stats, eps: float) -> tuple[dict[str, float], dict[
 
 
 def _fmt(x: float) -> str:
-    return f"{x:.3g}"
+    return "-" if np.isnan(x) else f"{x:.3g}"  # nan: no reference figure for the cell
 
 
 def generated(name: str) -> EdgeGraph:
