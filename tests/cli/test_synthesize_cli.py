@@ -64,11 +64,34 @@ def test_text_output_and_seed_reproducibility(cli, tmp_path):
     assert a.read_text() == b.read_text()
 
 
+def test_node_list_names_the_nodes_and_ids_off_the_edges_are_refused(cli, ledger, tmp_path):
+    edges, nodes, out = tmp_path / "g.txt", tmp_path / "nodes.txt", tmp_path / "s.txt"
+    edges.write_text("10 20\n20 30\n30 10\n30 40\n50 60\n")
+    res = cli("synthesize", edges, "--ledger", ledger, opts=f"--dataset d --nodes 7 --out {out}")
+    assert res.code == 2
+    assert "node ids were read off the edges (--nodes 7, largest id 60)" in res.err
+    assert "give the public node ids as --node-list FILE" in res.err
+    assert not out.exists()
+    assert Budget.open(ledger, dataset="d").history == ()
+    nodes.write_text("# public ids\n" + "".join(f"{i}\n" for i in (10, 20, 30, 40, 50, 60, 70)))
+    res = cli("synthesize", edges, opts=f"--node-list {nodes} --out {out} --seed 1")
+    assert res.code == 0, res.err
+    g = nx.read_edgelist(out, nodetype=int)
+    assert set(g.nodes) <= {10, 20, 30, 40, 50, 60, 70}
+    assert "nodes=7" in out.read_text().splitlines()[0]
+    res = cli("synthesize", edges, opts=f"--nodes 7 --node-list {nodes} --out {out}")
+    assert res.code == 2
+    assert "not allowed with argument" in res.err
+    res = cli("synthesize", edges, opts=f"--nodes 0 --out {out}")
+    assert res.code == 2
+    assert "--nodes must be a whole number >= 1, got 0" in res.err
+
+
 def test_refusals_name_the_fix(cli, tmp_path):
     out = tmp_path / "s.txt"
     res = cli("synthesize", LESMIS, opts=f"--epsilon 1 --out {out}")
     assert res.code == 2
-    assert "--nodes N is required" in res.err
+    assert "--nodes N (ids 0..N-1) or --node-list FILE is required" in res.err
     res = cli("synthesize", tmp_path / "missing.txt", opts=f"--nodes 5 --out {out}")
     assert res.code == 2
     assert "EDGES file not found" in res.err

@@ -14,6 +14,7 @@ from dpatlas.cli._common import (
     positive_float,
     release_budget,
 )
+from dpatlas.cli.graph import read_node_list
 from dpatlas.cli.progress import Steps, show_progress
 from dpatlas.core.accounting.charge import open_charge
 from dpatlas.core.accounting.cost import Cost
@@ -27,8 +28,9 @@ examples:
       --communities communities.txt --ledger ledger.sqlite --dataset friends --json
 
 Edge-DP: two graphs on the same public node set are neighbours when they differ by one
-edge. The node count is public and required (--nodes N, ids 0..N-1): a count read off the
-edges depends on the data. The whole graph costs --epsilon, split between noisy degrees,
+edge. The node set is public and required (--nodes N for ids 0..N-1, or --node-list FILE):
+a count read off the edges depends on the data, and so do ids read off the edges, which the
+synthetic graph would carry as its node names (refused). The whole graph costs --epsilon, split between noisy degrees,
 a private community partition, block edge counts and the triangle count (see
 docs/synthetic-graphs.md); any analysis of the written graph is free post-processing.
 """
@@ -45,8 +47,19 @@ def add_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         epilog=_EPILOG,
     )
     p.add_argument("edges", metavar="EDGES", type=Path, help="edge list (SNAP format, may be .gz)")
-    p.add_argument(
-        "--nodes", type=int, metavar="N", help="public number of nodes (ids 0..N-1); required"
+    nodes = p.add_argument_group("public node set").add_mutually_exclusive_group()
+    nodes.add_argument(
+        "--nodes",
+        type=int,
+        metavar="N",
+        help="public number of nodes, ids 0..N-1; required unless --node-list",
+    )
+    nodes.add_argument(
+        "--node-list",
+        type=Path,
+        metavar="FILE",
+        help="file of the public node ids, one per line ('#' comments), for ids other than "
+        "0..N-1; the synthetic graph's nodes carry these ids",
     )
     p.add_argument("--epsilon", type=positive_float, default=1.0, help="privacy loss (default 1)")
     p.add_argument(
@@ -63,18 +76,20 @@ def add_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         help="also write the released community of every node ('node community' lines; "
         "part of the same release, no extra cost)",
     )
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, keywords={"n": "--nodes", "nodes": "--node-list"})
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
     """Run ``dpatlas synthesize``."""
     from dpatlas.graph import read_edgelist, synthesize
 
-    if args.nodes is None:
+    if args.nodes is None and args.node_list is None:
         raise UsageError(
-            "--nodes N is required: the public node count (ids 0..N-1); a count read off the edges "
-            "depends on the data and is not edge-DP"
+            "--nodes N (ids 0..N-1) or --node-list FILE is required: the public node set; a "
+            "count read off the edges depends on the data and is not edge-DP"
         )
+    if args.nodes is not None and args.nodes < 1:
+        raise UsageError(f"--nodes must be a whole number >= 1, got {args.nodes}")
     if not args.edges.is_file():
         raise UsageError(f"EDGES file not found: {args.edges}; check the path")
     for flag, path in (("--out", args.out), ("--communities", args.communities)):
@@ -85,16 +100,17 @@ def run(args: argparse.Namespace, out: Output) -> int:
             f"--communities and --out are the same file ({args.out}); give the communities "
             "their own path"
         )
+    nodes = None if args.node_list is None else read_node_list(args.node_list)
     budget = release_budget(args, out)
     # refuse before reading a large file (nothing spent); synthesize opens its own charge
     open_charge(Cost.pure(args.epsilon), budget, mechanism="synthesize")
     steps = ["read edge list", "measure with noise and generate", "write edge list"]
     with Steps(steps, enabled=show_progress(args.quiet), desc="synthesize") as bar:
         with bar.step(f"reading {args.edges.name}"):
-            graph = read_edgelist(args.edges, n=args.nodes)
+            graph = read_edgelist(args.edges, n=args.nodes, nodes=nodes)
         with bar.step("noisy degrees, partition, block counts, triangles; generating"):
             release = synthesize(
-                graph, n=args.nodes, epsilon=args.epsilon, budget=budget, rng=args.seed
+                graph, n=graph.n, epsilon=args.epsilon, budget=budget, rng=args.seed
             )
         with bar.step(f"writing {args.out.name}"):
             release.write_edgelist(args.out)

@@ -12,7 +12,7 @@ import pytest
 
 from dpatlas.core.accounting.budget import Budget
 from dpatlas.errors import BudgetExceededError
-from dpatlas.graph import SyntheticGraph, synthesize
+from dpatlas.graph import SyntheticGraph, read_edgelist, synthesize
 from dpatlas.graph.synthesis.synthetic import SPLIT
 
 PLANTED = nx.planted_partition_graph(4, 100, 0.25, 0.01, seed=1)
@@ -127,6 +127,42 @@ def test_node_ids_as_given() -> None:
     assert sorted(rel.value.nodes) == list(range(6))  # isolated public nodes kept
 
 
+def test_ids_read_off_the_edges_are_refused_before_spending(tmp_path) -> None:
+    # the synthetic graph names its nodes: relabelled ids would publish which ids have an edge
+    budget = Budget(5.0)
+    with pytest.raises(ValueError, match=r"read off the edges \(n=5, largest id 30\)"):
+        synthesize(np.array([[10, 20], [20, 30]]), n=5, epsilon=1.0, budget=budget, rng=0)
+    f = tmp_path / "g.txt"
+    f.write_text("10 20\n20 30\n")
+    with pytest.raises(ValueError, match=r"give the public node ids as nodes="):
+        synthesize(read_edgelist(f, n=5), n=5, epsilon=1.0, budget=budget, rng=0)
+    with pytest.raises(ValueError, match=r"read off the edges \(n=3, largest id 30\)"):
+        synthesize(read_edgelist(f), n=3, epsilon=1.0, budget=budget, rng=0)
+    assert budget.history == ()
+    # public names: ids 0..n-1 (seen or not), or the ids given as nodes=
+    f.write_text("3 1\n1 0\n")
+    assert sorted(synthesize(read_edgelist(f), n=6, epsilon=1.0, rng=0).value) == [0, 1, 2, 3, 4, 5]
+    rel = synthesize(read_edgelist(f, nodes=[0, 1, 3, 70]), n=4, epsilon=1.0, rng=0)
+    assert sorted(rel.value) == [0, 1, 3, 70]
+
+
+def test_release_does_not_depend_on_the_order_nodes_were_added() -> None:
+    # ties between equal noisy degrees are broken in the sorted order of the ids, which the
+    # public node set fixes; an insertion order (a file's order of first appearance) is data
+    a = nx.Graph()
+    a.add_nodes_from(range(400))
+    a.add_edges_from(PLANTED.edges)
+    b = nx.Graph()
+    b.add_nodes_from(np.random.default_rng(5).permutation(400).tolist())
+    b.add_edges_from(PLANTED.edges)
+    ra, rb = (synthesize(g, n=400, epsilon=1.0, rng=11) for g in (a, b))
+    assert list(ra.value.nodes) == list(rb.value.nodes) == list(range(400))
+    assert set(map(frozenset, ra.value.edges)) == set(map(frozenset, rb.value.edges))
+    assert np.array_equal(ra.communities, rb.communities)
+    mixed = nx.Graph([(2, "b"), ("b", 1), (1, 2)])
+    assert list(synthesize(mixed, n=3, epsilon=1.0, rng=0).value.nodes) == [1, 2, "b"]
+
+
 def test_tiny_graphs() -> None:
     for n in (0, 1, 2, 3):
         rel = synthesize(np.zeros((0, 2), dtype=np.int64), n=n, epsilon=1.0, rng=0)
@@ -181,7 +217,7 @@ def test_write_communities_every_node_in_node_order(tmp_path) -> None:
         "# dpatlas synthetic graph communities: edge-DP, epsilon=2, nodes=400 (same release)"
     )
     rows = [line.split() for line in lines[1:]]
-    assert [u for u, _ in rows] == list(g.nodes)
+    assert [u for u, _ in rows] == sorted(g.nodes)  # the release's order: ids sorted
     assert [int(c) for _, c in rows] == rel.communities.tolist()
     assert len({c for _, c in rows}) == rel.metadata["communities"]
     empty = synthesize(np.zeros((0, 2), dtype=np.int64), n=0, epsilon=1.0, rng=0)

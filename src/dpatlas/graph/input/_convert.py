@@ -56,6 +56,7 @@ def from_networkx(g: Any) -> dict[str, Any]:
         "indices": indices,
         "ids": labels,
         "nodes_public": True,
+        "ids_public": True,
     }
 
 
@@ -87,6 +88,7 @@ def from_scipy(a: Any) -> dict[str, Any]:
         "ids": np.arange(n),
         "indices": pattern.indices.astype(dtype),
         "nodes_public": True,
+        "ids_public": True,
     }
 
 
@@ -148,8 +150,14 @@ def from_edges(
         "indices": indices,
         "ids": ids,
         "nodes_public": n is not None or nodes is not None,
+        # names from the user: nodes=, or ids that are exactly 0 .. n-1 (not relabelled)
+        "ids_public": nodes is not None or (n is not None and ids.size == n and _is_range(ids)),
     }
     return parts, n_loops
+
+
+def _is_range(ids: np.ndarray) -> bool:
+    return bool(ids.size == 0 or (int(ids[0]) == 0 and np.all(np.diff(ids) == 1)))
 
 
 def _relabel(u: np.ndarray, v: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -50,6 +50,12 @@ class EdgeGraph:
         True when the node set came from the user (a networkx graph's nodes, a matrix's shape,
         ``n=`` or ``nodes=``); False when it was derived from the edges themselves, in which
         case ``n`` counts only nodes with an edge and is itself data-dependent.
+    ids_public : bool
+        True when the node *names* are public as well: a networkx graph's nodes, a matrix's
+        indices, ``nodes=``, or ids that are exactly ``0 .. n-1``; False when some were read
+        off the edges (ids outside ``0 .. n-1`` relabelled, or the ids seen in an edge list),
+        so that which names occur depends on the data. Counts do not read names; a release
+        that names its nodes (:func:`~dpatlas.graph.synthesis.synthetic.synthesize`) needs True.
 
     Exact counts computed from the graph are cached on it (the graph is immutable).
 
@@ -67,6 +73,7 @@ class EdgeGraph:
     indices: np.ndarray
     ids: np.ndarray | tuple[Any, ...]
     nodes_public: bool = field(default=False)
+    ids_public: bool = field(default=False)
     _memo: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -188,7 +195,9 @@ def as_edge_graph(graph: Any, *, n: int | None = None, nodes: Any = None) -> Edg
             if n > graph.n:
                 return _with_isolated_nodes(graph, n)
         _check_n(n, graph.n, "the EdgeGraph")
-        return graph if n is None or graph.nodes_public else replace(graph, nodes_public=True)
+        if n is None or graph.nodes_public:
+            return graph
+        return replace(graph, nodes_public=True, ids_public=_zero_to_n(graph.ids, n))
     if is_networkx_graph(graph):
         _no_nodes(nodes, "a networkx graph")
         parts = from_networkx(graph)
@@ -215,7 +224,17 @@ def _with_isolated_nodes(graph: EdgeGraph, n: int) -> EdgeGraph:
         ids: np.ndarray | tuple[Any, ...] = np.concatenate([seen, unused_ids(seen, extra)])
     else:
         ids = (*graph.ids, *(f"isolated-{i}" for i in range(extra)))
-    return EdgeGraph(n, indptr, graph.indices, ids, nodes_public=True)
+    return EdgeGraph(
+        n, indptr, graph.indices, ids, nodes_public=True, ids_public=_zero_to_n(ids, n)
+    )
+
+
+def _zero_to_n(ids: np.ndarray | tuple[Any, ...], n: int) -> bool:
+    """True when the integer ids are exactly ``0 .. n-1`` in some order (public names)."""
+    arr = np.asarray(ids) if isinstance(ids, np.ndarray) else None
+    if arr is None or not np.issubdtype(arr.dtype, np.integer):
+        return False
+    return bool(np.array_equal(np.sort(arr), np.arange(n)))
 
 
 def _check_n(n: int | None, actual: int, what: str) -> None:

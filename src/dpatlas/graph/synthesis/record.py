@@ -19,9 +19,9 @@ class SyntheticGraph(Release):
     """A synthetic graph (``value``: a :class:`networkx.Graph` on the public node set) and its
     privacy record; ``metadata["split"]`` gives each stage's ε.
 
-    ``communities`` is the released community of every node (in node order: ``0 .. n-1``, or
-    the order of ``nodes`` / the networkx graph's nodes): part of the same ε-DP release, the
-    partition the generator used.
+    ``communities`` is the released community of every node, in the order of
+    ``value.nodes`` (the node ids sorted: ``0 .. n-1``, the sorted ``nodes``, or the networkx
+    graph's nodes sorted): part of the same ε-DP release, the partition the generator used.
     """
 
     communities: np.ndarray | None = None

@@ -31,7 +31,11 @@ released communities whose density (and cap at the released block counts) is fit
 *released* triangle count (:mod:`dpatlas.graph.synthesis._fit`), and a degree-corrected block
 model for the remaining edges — post-processing, so the synthetic graph
 is ε-DP. The node set and ``n`` come from the caller (a release is refused without them): the
-node count read off the edges is private.
+node count read off the edges is private. So are node names read off the edges (ids outside
+``0 .. n-1``, relabelled): the synthetic graph names its nodes, so such names are refused; and
+the nodes are processed in the sorted order of their ids, so that ties (equal noisy degrees)
+are broken by an order the public node set fixes, not by the order of a file or of a networkx
+graph's construction.
 """
 
 from __future__ import annotations
@@ -114,7 +118,46 @@ def _public_graph(graph: Any, n: int | None, nodes: Any) -> EdgeGraph:
             f"synthesize needs the public node set: {how}; a node count read off the edges "
             "depends on the data and is not edge-DP"
         )
-    return as_edge_graph(graph, n=n, nodes=nodes)
+    g = as_edge_graph(graph, n=n, nodes=nodes)
+    if not g.ids_public:
+        top = int(g.ids.max()) if isinstance(g.ids, np.ndarray) and g.ids.size else None
+        raise ValueError(
+            f"synthesize names its nodes, and these node ids were read off the edges (n={g.n}"
+            + ("" if top is None else f", largest id {top}")
+            + "), so which ids occur would reveal which nodes have an edge: number the nodes "
+            "0 .. n-1, or give the public node ids as nodes="
+        )
+    return _in_public_order(g)
+
+
+def _in_public_order(g: EdgeGraph) -> EdgeGraph:
+    """``g`` with its nodes sorted by id: an order fixed by the public node set alone.
+
+    The mechanism breaks ties by node index (the visiting order of equal noisy degrees, which
+    of them are hubs), so the index order must not depend on the data (a networkx graph's
+    insertion order, or an edge list's order of first appearance, may): sorted ids make the
+    release a function of the labelled graph alone. Labels that do not sort together are
+    ordered by type name and ``repr``.
+    """
+    ids = g.ids
+    if isinstance(ids, np.ndarray):
+        order = np.argsort(ids, kind="stable")
+    else:
+        try:
+            order = np.asarray(sorted(range(g.n), key=ids.__getitem__), dtype=np.int64)
+        except TypeError:
+            keys = [(type(x).__name__, repr(x)) for x in ids]
+            order = np.asarray(sorted(range(g.n), key=keys.__getitem__), dtype=np.int64)
+    if np.array_equal(order, np.arange(g.n)):
+        return g
+    rank = np.empty(g.n, dtype=np.int64)
+    rank[order] = np.arange(g.n)
+    rows = np.repeat(np.arange(g.n), np.diff(g.indptr))
+    upper = rows < g.indices
+    edges = np.column_stack([rank[rows[upper]], rank[g.indices[upper]]])
+    new_ids = ids[order] if isinstance(ids, np.ndarray) else tuple(ids[i] for i in order)
+    h = as_edge_graph(edges, n=g.n)
+    return EdgeGraph(h.n, h.indptr, h.indices, new_ids, nodes_public=True, ids_public=True)
 
 
 def synthesize(
@@ -150,7 +193,7 @@ def synthesize(
     Returns
     -------
     SyntheticGraph
-        ``value``: a :class:`networkx.Graph` on the public nodes (ids as given);
+        ``value``: a :class:`networkx.Graph` on the public nodes (ids as given, sorted);
         ``metadata``: ``n``, ``split`` (ε per stage), ``mechanisms``, ``communities``,
         ``triangles`` (the released count the generator was fitted to), ``block_density``,
         ``block_cap`` (the cap chosen from :data:`~dpatlas.graph.synthesis._bter.BLOCK_CAPS`).
