@@ -111,7 +111,11 @@ class PublicLaplace:
     def quantile(self, bound: np.ndarray, level: float) -> np.ndarray:
         """Smallest integer ``h >= 0`` with ``cdf >= level``."""
         p = math.exp(-1 / (self.scale * (1 + 2.0**-30)))
-        h = max(0, math.ceil(math.log((1 - level) * (1 + p) / 2) / math.log(p)) - 1)
+        h = (
+            0
+            if p == 0.0
+            else max(0, math.ceil(math.log((1 - level) * (1 + p) / 2) / math.log(p)) - 1)
+        )
         while self.cdf(np.array(0.0), np.array(h)) < level:
             h += 1
         while h > 0 and self.cdf(np.array(0.0), np.array(h - 1)) >= level:

@@ -71,6 +71,8 @@ def check_scales(sensitivity: int, *epsilons: float) -> None:
 
 def _halfwidth(scale: float, level: float) -> float:
     p = math.exp(-1.0 / scale)
+    if p == 0.0:  # scale below ~1/745: P(Z != 0) underflows, the noise is 0
+        return 0.0
     h = max(math.ceil(math.log((1 - level) * (1 + p) / 2) / math.log(p) - 1), 0)
     while h > 0 and 2 * p**h / (1 + p) <= 1 - level:
         h -= 1
@@ -89,6 +91,8 @@ def upper_tail_bound(scale: float, alpha: float) -> int:
     2
     """
     p = math.exp(-1.0 / scale)
+    if p == 0.0:  # scale below ~1/745: P(Z > 0) underflows to 0
+        return 0
     h = max(0, math.ceil(math.log(alpha * (1 + p)) / math.log(p)) - 1)
     while h > 0 and p**h / (1 + p) <= alpha:
         h -= 1

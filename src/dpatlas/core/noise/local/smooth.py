@@ -167,6 +167,8 @@ def smooth_halfwidth(bound: float, epsilon: float, delta: float, level: float) -
     if check_delta(delta) == 0:
         return math.ceil(b / math.tan(math.pi * gamma / 2) * (1 + 1e-12))
     p = math.exp(-1.0 / b)
+    if p == 0.0:  # b below ~1/745: P(|Z| > 0) underflows to 0
+        return 0
     h = max(0, math.ceil(math.log(gamma * (1 + p) / 2) / math.log(p)) - 1)
     while 2 * p ** (h + 1) / (1 + p) > gamma * (1 - 1e-12):
         h += 1
