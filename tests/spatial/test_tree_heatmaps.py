@@ -273,10 +273,28 @@ def test_auto_releases_the_chosen_method_and_records_it():
         "uniform",
     )
     assert cells.steps == ("empirical_bayes",)
-    with pytest.raises(ValueError, match="n_sites must be a public number"):
+    with pytest.raises(ValueError, match="n_sites must be a finite public number"):
         sp.heatmap(
             _sites(), GRID, epsilon=1, method="auto", method_options={"n_sites": -1}, crs=CRS
         )
+    budget = Budget(1.0)  # refused before the debit: inf once crashed after it
+    for method in ("auto", "adaptive"):
+        with pytest.raises(ValueError, match="n_sites must be a finite public number"):
+            sp.heatmap(
+                _sites(),
+                GRID,
+                epsilon=0.5,
+                method=method,
+                method_options={"n_sites": float("inf")},
+                budget=budget,
+                crs=CRS,
+            )
+    assert budget.history == ()
+    numpy_count = {"n_sites": np.int64(200)}  # a numpy integer is a number
+    hm = sp.heatmap(
+        _sites(), GRID, epsilon=1, method="adaptive", method_options=numpy_count, crs=CRS, rng=0
+    )
+    assert hm.release.metadata["n_sites_public"] is True
 
 
 @pytest.mark.parametrize("method", ["privtree", "adaptive", "auto"])

@@ -159,7 +159,10 @@ def test_same_seed_same_release():
     [
         ({"alpha": 1.0}, "alpha must be a float in"),
         ({"n_fraction": 0}, "n_fraction must be a float in"),
-        ({"n_sites": -3}, "n_sites must be a public number"),
+        ({"n_sites": -3}, "n_sites must be a finite public number"),
+        ({"n_sites": float("inf")}, "n_sites must be a finite public number"),
+        ({"n_sites": float("nan")}, "n_sites must be a finite public number"),
+        ({"n_sites": True}, "n_sites must be a finite public number"),
     ],
 )
 def test_bad_options_are_refused(kwargs, message):

@@ -25,7 +25,15 @@ from dpatlas.core.release import Release
 from dpatlas.core.rng import RandomSource
 from dpatlas.spatial.grid import Grid
 
-__all__ = ["METHODS", "Method", "SiteCounts", "check_options", "register_method", "uniform"]
+__all__ = [
+    "METHODS",
+    "Method",
+    "SiteCounts",
+    "check_n_sites",
+    "check_options",
+    "register_method",
+    "uniform",
+]
 
 
 @dataclass(frozen=True, eq=False)
@@ -79,6 +87,28 @@ def register_method(name: str) -> Callable[[Method], Method]:
         return fn
 
     return add
+
+
+def check_n_sites(n_sites: Any) -> float | None:
+    """``n_sites`` as a float (a public count of sites, finite and ``>= 0``), or None.
+
+    Examples
+    --------
+    >>> check_n_sites(np.int64(200)), check_n_sites(None)
+    (200.0, None)
+    >>> check_n_sites(float("inf"))
+    Traceback (most recent call last):
+    ...
+    ValueError: n_sites must be a finite public number >= 0 or None, got inf
+    """
+    if n_sites is None:
+        return None
+    real = isinstance(n_sites, (int, float, np.integer, np.floating)) and not isinstance(
+        n_sites, (bool, np.bool_)
+    )
+    if not (real and np.isfinite(n_sites) and n_sites >= 0):
+        raise ValueError(f"n_sites must be a finite public number >= 0 or None, got {n_sites!r}")
+    return float(n_sites)
 
 
 def check_options(method: str, options: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -31,7 +31,7 @@ from dpatlas.core.noise.discrete_laplace import discrete_laplace
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RandomSource
 from dpatlas.spatial.grid import Grid
-from dpatlas.spatial.methods import SiteCounts, register_method
+from dpatlas.spatial.methods import SiteCounts, check_n_sites, register_method
 from dpatlas.spatial.methods._cells import block_edges, cell_grid, prefix_sums, rect_sums
 from dpatlas.spatial.methods._tree_release import tree_release
 from dpatlas.spatial.tree.hierarchy import Hierarchy
@@ -122,8 +122,7 @@ def adaptive_release(
     for name, value in (("n_fraction", n_fraction), ("alpha", alpha)):
         if not (isinstance(value, float) and 0.0 < value < 1.0):
             raise ValueError(f"{name} must be a float in (0, 1), got {value!r}")
-    if n_sites is not None and not (isinstance(n_sites, (int, float)) and n_sites >= 0):
-        raise ValueError(f"n_sites must be a public number >= 0 or None, got {n_sites!r}")
+    n_sites = check_n_sites(n_sites)
     k = data.sensitivity
     if n_sites is None:  # parts with an exact sum <= ε
         eps_n, eps1, eps2 = split(

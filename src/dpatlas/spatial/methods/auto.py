@@ -42,7 +42,7 @@ from dpatlas.core.accounting.budget import Budget
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RandomSource
 from dpatlas.spatial.grid import Grid
-from dpatlas.spatial.methods import METHODS, SiteCounts, register_method
+from dpatlas.spatial.methods import METHODS, SiteCounts, check_n_sites, register_method
 
 __all__ = ["PRIVTREE_OPTIONS", "TARGETS", "auto", "check_target", "choose_method"]
 
@@ -138,8 +138,7 @@ def auto(
     >>> round(rel.metadata["epsilon_tree"], 4), round(rel.metadata["epsilon_leaves"], 4)
     (0.3333, 0.6667)
     """
-    if n_sites is not None and not (isinstance(n_sites, (int, float)) and n_sites >= 0):
-        raise ValueError(f"n_sites must be a public number >= 0 or None, got {n_sites!r}")
+    n_sites = check_n_sites(n_sites)
     choice = choose_method(grid, epsilon, n_sites, target)
     options = PRIVTREE_OPTIONS if choice == "privtree" else {}
     release = METHODS[choice](data, grid, epsilon=epsilon, source=source, budget=budget, **options)
