@@ -99,6 +99,18 @@ def test_same_crs_is_not_transformed_and_n_by_2_arrays_work():
             ValueError,
             r"crs=3035 disagrees with the sites' own CRS EPSG:4326",
         ),
+        (  # two points, or two xs and two ys? once read as (xs, ys), the points misplaced
+            [(1.0, 1.0), (2500.0, 2500.0)],
+            3035,
+            ValueError,
+            r"is ambiguous: two sequences of two numbers could be \(xs, ys\) or two \(x, y\) points",
+        ),
+        (  # latitude 95 projects to inf: once dropped from the map without a word
+            gpd.GeoSeries([Point(10, 50), Point(10, 95)], crs=4326),
+            None,
+            ValueError,
+            r"site at position 1, \(10.0, 95.0\) in WGS 84, has no coordinates in ETRS89",
+        ),
     ],
 )
 def test_bad_sites_are_refused_with_fix(sites, crs, error, match):

@@ -69,6 +69,13 @@ def _array_xy(sites: Any) -> tuple[np.ndarray, np.ndarray]:
         x, y = sites[:, 0], sites[:, 1]
     elif isinstance(sites, (tuple, list)) and len(sites) == 2:
         x, y = sites
+        pairs = all(not isinstance(v, np.ndarray) and getattr(v, "__len__", None) for v in sites)
+        if pairs and len(x) == 2 and len(y) == 2:
+            raise ValueError(
+                f"sites {sites!r} is ambiguous: two sequences of two numbers could be (xs, ys) "
+                "or two (x, y) points; pass numpy arrays, (np.array(xs), np.array(ys)), or "
+                "the points as an (n, 2) array"
+            )
     else:
         raise TypeError(f"sites must be {_KINDS}, got {type(sites).__name__}")
     try:
@@ -98,8 +105,17 @@ def site_coordinates(sites: Any, target: CRS, crs: Any = None) -> tuple[np.ndarr
             f"{int(np.argmax(bad))}; drop sites without coordinates first"
         )
     if source != target:
+        x0, y0 = x, y
         x, y = Transformer.from_crs(source, target, always_xy=True).transform(x, y)
         x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+        bad = ~(np.isfinite(x) & np.isfinite(y))
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise ValueError(
+                f"site at position {i}, ({x0[i]}, {y0[i]}) in {source.name}, has no coordinates "
+                f"in {target.name}: it lies outside that CRS's domain (a latitude beyond ±90, or "
+                "x and y swapped?); correct or drop it"
+            )
     return x, y
 
 
