@@ -72,18 +72,24 @@ def test_export_renders_a_saved_map_again_and_spends_nothing(run_cli, cli, ledge
 
 def test_products_are_checked_before_anything_is_spent(cli, ledger, tmp_path):
     base = [*DEATHS, *AREA, *GRID, "--epsilon", "0.5", "--ledger", ledger, "--dataset", "d"]
+    (tmp_path / "f.txt").write_text("a file where a folder would go")
     for extra, needle in (
         (["--out", tmp_path / "a.gpkg", "--out", tmp_path / "a.gpkg"], "is given twice"),
         (["--out", tmp_path / "a.gpkg", "--out", tmp_path / "a.xlsx"], "--out must end in"),
         (["--out", tmp_path / "a.gpkg", "--tiles", "OpenStreetMap"], "--tiles is for .html maps"),
         (["--out", tmp_path / "a.png", "--context", "nowhere.gpkg"], "--context file not found"),
         (["--out", tmp_path / "a.png", "--context", str(SNOW)], "is the POINTS file"),
+        (["--out", SNOW], "is the POINTS file: writing it would destroy it"),
+        (["--out", tmp_path / "f.txt" / "a.png"], "f.txt is a file, not a folder"),
     ):
         res = cli("heatmap", *base, *extra)
         assert res.code == 2, res.err
         assert needle in res.err
     assert Budget.open(ledger, dataset="d").history == ()
     assert not any(tmp_path.glob("a.*"))
+    res = cli("export", tmp_path / "none.gpkg", "--to", tmp_path / "x.txt")
+    assert res.code == 2
+    assert "--to must end in" in res.err  # export's flag, not heatmap's --out
     res = cli("export", tmp_path / "none.gpkg", "--to", tmp_path / "x.html")
     assert res.code == 2
     assert "saved map not found" in res.err

@@ -87,6 +87,26 @@ def test_node_list_names_the_nodes_and_ids_off_the_edges_are_refused(cli, ledger
     assert "--nodes must be a whole number >= 1, got 0" in res.err
 
 
+def test_outputs_that_would_destroy_an_input_are_refused_before_spending(cli, ledger, tmp_path):
+    edges = tmp_path / "mine.txt"
+    edges.write_text("0 1\n1 2\n2 0\n")
+    (tmp_path / "dir").mkdir()
+    run = ["synthesize", edges, "--ledger", ledger]
+    for opts, needle in (
+        (f"--out {ledger}", f"--out {ledger} is the --ledger file: writing it would destroy it"),
+        (f"--out {edges}", "is the EDGES file: writing it would destroy it"),
+        (f"--out {tmp_path / 's.txt'} --communities {edges}", "--communities"),
+        (f"--out {tmp_path / 'dir'}", "is a directory; give a file inside it"),
+        (f"--out {edges / 's.txt'}", "mine.txt is a file, not a folder"),
+    ):
+        res = cli(*run, opts=f"--dataset d --nodes 3 {opts}")
+        assert res.code == 2, opts
+        assert needle in res.err
+    assert edges.read_text() == "0 1\n1 2\n2 0\n"
+    assert Budget.open(ledger, dataset="d").history == ()
+    assert not (tmp_path / "s.txt").exists()
+
+
 def test_refusals_name_the_fix(cli, tmp_path):
     out = tmp_path / "s.txt"
     res = cli("synthesize", LESMIS, opts=f"--epsilon 1 --out {out}")

@@ -21,6 +21,7 @@ __all__ = [
     "add_command",
     "add_seed",
     "budget_summary",
+    "check_output_path",
     "open_ledger",
     "output_options",
     "positive_float",
@@ -164,6 +165,44 @@ def release_options() -> argparse.ArgumentParser:
     group.add_argument("--dataset", help="name of the data's budget in the ledger")
     add_seed(group)
     return parent
+
+
+def check_output_path(flag: str, path: Path, inputs: Mapping[str, Path | None]) -> None:
+    """Refuse an output ``path`` that cannot be written, before anything is read or spent.
+
+    A directory, a path under an existing *file* (no folder can be made there), or one of the
+    command's ``inputs`` (``{"EDGES": path, "--ledger": path}``: writing would destroy the
+    data or the budget's history) is a usage error naming ``flag``. Missing folders are fine:
+    the writers create them.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp())
+    >>> (d / "edges.txt").write_text("0 1")
+    3
+    >>> check_output_path("--out", d / "new" / "s.txt", {"EDGES": d / "edges.txt"})
+    >>> check_output_path("--out", d / "edges.txt", {"EDGES": d / "edges.txt"})
+    Traceback (most recent call last):
+    ...
+    dpatlas.cli._common.UsageError: --out ... is the EDGES file: writing it would destroy it; choose another name
+    >>> check_output_path("--out", d / "edges.txt" / "s.txt", {})
+    Traceback (most recent call last):
+    ...
+    dpatlas.cli._common.UsageError: --out ...s.txt cannot be written: ...edges.txt is a file, not a folder
+    """
+    if path.is_dir():
+        raise UsageError(f"{flag} {path} is a directory; give a file inside it")
+    for name, source in inputs.items():
+        if source is not None and path.resolve() == source.resolve():
+            raise UsageError(
+                f"{flag} {path} is the {name} file: writing it would destroy it; choose another name"
+            )
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise UsageError(f"{flag} {path} cannot be written: {folder} is a file, not a folder")
 
 
 def add_seed(parser: Any) -> None:

@@ -55,7 +55,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
     from dpatlas.spatial.products.formats.facts import release_facts
     from dpatlas.spatial.products.record import read_heatmap
 
-    check_outputs(args.to, args)
+    check_outputs(args.to, args, flag="--to")
     if args.saved.resolve() in {p.resolve() for p in args.to}:
         raise UsageError(f"--to {args.saved} would overwrite the saved map; choose another name")
     if not args.saved.is_file():

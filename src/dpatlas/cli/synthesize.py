@@ -11,6 +11,7 @@ from dpatlas.cli._common import (
     UsageError,
     add_command,
     budget_summary,
+    check_output_path,
     positive_float,
     release_budget,
 )
@@ -92,9 +93,12 @@ def run(args: argparse.Namespace, out: Output) -> int:
         raise UsageError(f"--nodes must be a whole number >= 1, got {args.nodes}")
     if not args.edges.is_file():
         raise UsageError(f"EDGES file not found: {args.edges}; check the path")
+    inputs = {"EDGES": args.edges, "--ledger": args.ledger, "--node-list": args.node_list}
     for flag, path in (("--out", args.out), ("--communities", args.communities)):
-        if path is not None and not path.parent.is_dir():
-            raise UsageError(f"{flag} directory not found: {path.parent}; create it first")
+        if path is not None:
+            check_output_path(flag, path, inputs)
+            if not path.parent.is_dir():
+                raise UsageError(f"{flag} directory not found: {path.parent}; create it first")
     if args.communities is not None and args.communities.resolve() == args.out.resolve():
         raise UsageError(
             f"--communities and --out are the same file ({args.out}); give the communities "

@@ -7,14 +7,16 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from dpatlas.cli._common import UsageError
+from dpatlas.cli._common import UsageError, check_output_path
 from dpatlas.cli.heatmap.options import OUT_SUFFIXES
 
 __all__ = ["check_outputs", "context_layers", "interval_lines", "write_products"]
 
 
-def check_outputs(paths: list[Path], args: argparse.Namespace) -> None:
-    """Refuse unknown suffixes, repeated files and bad map options before anything is spent."""
+def check_outputs(paths: list[Path], args: argparse.Namespace, flag: str = "--out") -> None:
+    """Refuse unknown suffixes, repeated files, paths that cannot be written or would overwrite
+    an input (the points, the study area, the ledger) and bad map options, before anything is
+    spent; ``flag`` names the option in the messages."""
     from matplotlib import colormaps
 
     if args.cmap not in colormaps:
@@ -29,14 +31,20 @@ def check_outputs(paths: list[Path], args: argparse.Namespace) -> None:
             "leaves, a GeoTIFF the cells"
         )
     context_layers(args.context, getattr(args, "points", None))
+    inputs = {
+        "POINTS": getattr(args, "points", None),
+        "--study-area": getattr(args, "study_area", None),
+        "--ledger": getattr(args, "ledger", None),
+    }
     seen: set[Path] = set()
     for path in paths:
         if path.suffix.lower() not in OUT_SUFFIXES:
-            raise UsageError(f"--out must end in {', '.join(OUT_SUFFIXES)}, got {str(path)!r}")
+            raise UsageError(f"{flag} must end in {', '.join(OUT_SUFFIXES)}, got {str(path)!r}")
         if path.resolve() in seen:
-            raise UsageError(f"--out {path} is given twice; give each file once")
+            raise UsageError(f"{flag} {path} is given twice; give each file once")
         if path.is_dir():
-            raise UsageError(f"--out {path} is a directory; give a file such as {path}/map.gpkg")
+            raise UsageError(f"{flag} {path} is a directory; give a file such as {path}/map.gpkg")
+        check_output_path(flag, path, inputs)
         seen.add(path.resolve())
 
 
