@@ -15,7 +15,8 @@ class BudgetExceededError(ValueError):
     Attributes
     ----------
     requested_epsilon, requested_delta : float
-        What the refused release asked for.
+        What the refused release would have taken from the budget (under zCDP accounting,
+        the growth of the budget's ε at its δ; ``asked`` then gives the release's own ε and ρ).
     remaining_epsilon, remaining_delta : float
         What the budget had left (unchanged by the refusal).
 
@@ -34,6 +35,7 @@ class BudgetExceededError(ValueError):
         requested_delta: float,
         remaining_epsilon: float,
         remaining_delta: float,
+        asked: tuple[float, float] | None = None,
     ) -> None:
         self.requested_epsilon = requested_epsilon
         self.requested_delta = requested_delta
@@ -44,9 +46,15 @@ class BudgetExceededError(ValueError):
             short.append(f"epsilon={requested_epsilon - remaining_epsilon:.6g}")
         if requested_delta > remaining_delta:
             short.append(f"delta={requested_delta - remaining_delta:.6g}")
+        request = f"requested epsilon={requested_epsilon:.6g}, delta={requested_delta:.6g}"
+        if asked is not None:  # zCDP: the release's own ε and ρ, then what it costs the budget
+            request = (
+                f"requested epsilon={asked[0]:.6g} (rho={asked[1]:.6g}), which under zCDP "
+                f"accounting takes epsilon={requested_epsilon:.6g}, delta={requested_delta:.6g} "
+                "of the budget"
+            )
         super().__init__(
-            f"privacy budget exceeded: requested epsilon={requested_epsilon:.6g}, "
-            f"delta={requested_delta:.6g}; remaining epsilon={remaining_epsilon:.6g}, "
+            f"privacy budget exceeded: {request}; remaining epsilon={remaining_epsilon:.6g}, "
             f"delta={remaining_delta:.6g} (short by {', '.join(short) or 'a rounding margin'}). "
             "Nothing was spent; release with a smaller epsilon or open a new budget for new data."
         )

@@ -264,3 +264,27 @@ def test_a_snap_file_as_a_subprocess_with_the_real_node_count(run_cli, cli, tmp_
     few = cli("triangles", grqc, opts="--nodes 5000")
     assert few.code == 2
     assert "the edges use 5241 distinct node ids but --nodes 5000" in few.err
+
+
+def test_a_zcdp_ledger_refuses_before_the_file_is_read_and_in_the_users_epsilon(cli, tmp_path):
+    ledger = tmp_path / "z.sqlite"
+    opts = "--dataset z --epsilon 1 --delta 1e-6 --accounting zcdp"
+    assert cli("budget", "init", ledger, opts=opts).code == 0
+    bad = tmp_path / "comma.txt"
+    bad.write_text("0,1\n1,2\n")  # unreadable: a refusal must come before the parse error
+    res = cli("edges", bad, "--ledger", ledger, opts="--dataset z --nodes 4 --epsilon 50")
+    assert res.code == 1, res.err
+    assert "requested epsilon=50 (rho=1250), which under zCDP accounting takes" in res.err
+    # clustering debits two releases (ρ = ε²/4 at an even share): what fits is what is checked
+    rho_fits = cli(
+        "clustering",
+        LESMIS,
+        "--ledger",
+        ledger,
+        opts="--dataset z --nodes 77 --epsilon 0.25 --seed 1",
+    )
+    assert rho_fits.code == 0, rho_fits.err
+    history = Budget.open(ledger, dataset="z").history
+    assert [(s.mechanism, float(s.rho)) for s in history] == [
+        ("clustering_coefficient/piecewise", pytest.approx(0.25**2 / 4))
+    ]

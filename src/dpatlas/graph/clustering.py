@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from dpatlas.core.accounting.budget import Budget
-from dpatlas.core.accounting.cost import split
+from dpatlas.core.accounting.cost import Cost, split
 from dpatlas.core.interval_pairs import PairRule, PublicLaplace, pair_rule
 from dpatlas.core.noise.discrete_laplace import rational_scale
 from dpatlas.core.release import Release
@@ -58,7 +58,13 @@ from dpatlas.graph.exact.kstar_sensitivity import star_gain
 from dpatlas.graph.kstars import kstar_count
 from dpatlas.graph.triangles import _checked, triangle_count
 
-__all__ = ["ClusteringRelease", "clustering_coefficient", "pair_rule_of", "ratio_interval"]
+__all__ = [
+    "ClusteringRelease",
+    "clustering_coefficient",
+    "clustering_cost",
+    "pair_rule_of",
+    "ratio_interval",
+]
 
 
 @dataclass(frozen=True)
@@ -137,6 +143,25 @@ def _check_share(share: Any) -> float:
     return float(share)
 
 
+def clustering_cost(
+    epsilon: float, delta: float = 0.0, interval_epsilon: float = 0.0, triangle_share: float = 0.5
+) -> Cost:
+    """The privacy cost :func:`clustering_coefficient` debits, from its public parameters.
+
+    Two count releases (triangles at ``triangle_share · ε``, wedges at the rest, each with half
+    of ``δ`` and of ``interval_epsilon``) composed: under zCDP accounting their ρ is less than
+    that of one release at ε. A caller that must refuse before reading the graph checks this.
+
+    Examples
+    --------
+    >>> clustering_cost(1.0)
+    Cost(epsilon=1.0, delta=0.0, rho=0.25)
+    """
+    eps_t, eps_w = split(check_epsilon(epsilon), [_check_share(triangle_share), 1 - triangle_share])
+    half_d, half_x = check_delta(delta) / 2, interval_epsilon / 2
+    return count_cost(eps_t, half_d, half_x) + count_cost(eps_w, half_d, half_x)
+
+
 def clustering_coefficient(
     graph: Any,
     *,
@@ -201,7 +226,7 @@ def clustering_coefficient(
     extra = _checked(method, d, False, interval_epsilon)  # same rules as triangle_count
     name = f"clustering_coefficient/{method}"
     eps_t, eps_w = split(eps, [share, 1 - share])  # exact sum <= ε
-    cost = count_cost(eps_t, d / 2, extra / 2) + count_cost(eps_w, d / 2, extra / 2)
+    cost = clustering_cost(eps, d, extra, share)
     src, g, charge = _open_release(graph, n, nodes, rng, budget, cost, release=name)
     tri_gs = EdgeAdjacency().triangle_global_sensitivity(g.n)  # public: n
     wedge_gs = 2 * int(star_gain(g.n, 2)[-1])

@@ -171,15 +171,18 @@ def run(args: argparse.Namespace, out: Output) -> int:
     import dpatlas.graph as graphs
     from dpatlas.core.accounting.charge import open_charge
     from dpatlas.graph._noise import count_cost
+    from dpatlas.graph.clustering import clustering_cost
 
     stat: Statistic = args.statistic
     kwargs = _checked(stat, args)
     nodes = None if args.node_list is None else read_node_list(args.node_list)
     budget = release_budget(args, out)
-    if budget is not None and budget.accounting == "basic":  # refuse before reading the file
-        cost = count_cost(
-            args.epsilon, kwargs.get("delta", 0), kwargs.get("interval_epsilon") or 0.0
-        )
+    if budget is not None:  # refuse before reading the file, with the cost the release debits
+        delta, extra = kwargs.get("delta", 0), kwargs.get("interval_epsilon") or 0.0
+        if stat.function == "clustering_coefficient":  # two releases: less ρ than one at ε
+            cost = clustering_cost(args.epsilon, delta, extra, kwargs["triangle_share"])
+        else:
+            cost = count_cost(args.epsilon, delta, extra)
         open_charge(cost, budget, mechanism=stat.name)  # checked only: the release debits
     steps = ["read edge list", f"release the {stat.what}"]
     with Steps(steps, enabled=show_progress(args.quiet), desc=stat.name) as bar:

@@ -226,6 +226,9 @@ class Budget:
                 float(new.delta if self.accounting == "basic" else delta - before_delta),
                 float(max(dec(self.total.epsilon) - before_eps, Decimal(0))),
                 float(max(dec(self.total.delta) - before_delta, Decimal(0))),
+                None
+                if self.accounting == "basic" or new.rho is None
+                else (float(new.epsilon), float(new.rho)),
             )
 
     def check(self, epsilon: float | Cost, delta: float = 0.0, *, rho: float | None = None) -> None:
