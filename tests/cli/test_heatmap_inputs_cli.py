@@ -90,6 +90,10 @@ def test_csv_options_separator_and_names(cli, tmp_path):
             "a grid of 1 x 1 cell of 500 m releases only the noisy total",
         ),
         ("--extent 0,0,1000,1000 --crs EPSG:9999999", "--crs 'EPSG:9999999' is not a CRS"),
+        (  # once a pyproj traceback
+            "--extent 0,0,1000,1000 --crs EPSG:32650 --points-crs garbage",
+            "--points-crs 'garbage' is not a CRS; give e.g. EPSG:3035",
+        ),
     ],
 )
 def test_the_public_grid_is_checked_before_the_ledger(cli, ledger, taxi, tmp_path, grid, needle):

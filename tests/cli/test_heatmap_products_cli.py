@@ -81,6 +81,7 @@ def test_products_are_checked_before_anything_is_spent(cli, ledger, tmp_path):
         (["--out", tmp_path / "a.png", "--context", str(SNOW)], "is the POINTS file"),
         (["--out", SNOW], "is the POINTS file: writing it would destroy it"),
         (["--out", tmp_path / "f.txt" / "a.png"], "f.txt is a file, not a folder"),
+        (["--out", tmp_path / "a.png", "--context", tmp_path / "f.txt"], "cannot be read as a"),
     ):
         res = cli("heatmap", *base, *extra)
         assert res.code == 2, res.err

@@ -132,3 +132,27 @@ def test_galapagos_penguins_end_to_end(shared_datasets, tmp_path):
     # The same map in a UTM zone (15S) instead of the global equal-area CRS.
     utm = Grid.from_polygon(GALAPAGOS, cell_size=5_000, crs="EPSG:32715")
     assert _exact(sites, utm, 50).sum() == 1_192
+
+
+def test_read_vector_names_the_file_and_the_fix(tmp_path):
+    from dpatlas.spatial.io import read_vector
+
+    empty = tmp_path / "empty.gpkg"
+    empty.write_bytes(b"")
+    with pytest.raises(ValueError, match=r"--study-area .*empty.gpkg cannot be read as a vector"):
+        read_vector(empty, what="--study-area")
+    good = tmp_path / "area.gpkg"
+    gpd.GeoDataFrame(geometry=[box(0, 0, 1, 1)], crs=3035).to_file(good, layer="parks")
+    with pytest.raises(
+        ValueError, match=r"area.gpkg: no layer 'roads'; its layers are \['parks'\]"
+    ):
+        read_vector(good, layer="roads")
+    table = tmp_path / "sites.csv"
+    table.write_text("x,y\n1,2\n")
+    with pytest.raises(
+        ValueError, match=r"sites.csv has no geometries \(a table such as a CSV\?\)"
+    ):
+        read_vector(table)
+    assert len(read_vector(good, layer="parks")) == 1
+    with pytest.raises(ValueError, match=r"cannot be read as a vector file"):
+        read_sites(empty)  # the sites reader goes through it too

@@ -13,7 +13,7 @@ from typing import Any
 
 from dpatlas.cli._common import UsageError
 
-__all__ = ["check_lonlat", "study_area_grid", "suggest_crs"]
+__all__ = ["check_lonlat", "parse_crs", "study_area_grid", "suggest_crs"]
 
 
 def suggest_crs(lon: float, lat: float, span: float = 0.0) -> str:
@@ -91,7 +91,18 @@ def _bounds(text: str) -> tuple[float, float, float, float]:
     return minx, miny, maxx, maxy
 
 
-def _parse_crs(text: str, flag: str) -> Any:
+def parse_crs(text: str, flag: str) -> Any:
+    """``text`` as a pyproj CRS, or a usage error naming ``flag``.
+
+    Examples
+    --------
+    >>> parse_crs("EPSG:3035", "--crs").to_epsg()
+    3035
+    >>> parse_crs("garbage", "--points-crs")
+    Traceback (most recent call last):
+    ...
+    dpatlas.cli._common.UsageError: --points-crs 'garbage' is not a CRS; give e.g. EPSG:3035
+    """
     from pyproj import CRS
     from pyproj.exceptions import CRSError
 
@@ -154,19 +165,20 @@ def study_area_grid(
     from shapely.geometry import box
 
     from dpatlas.spatial import Grid
+    from dpatlas.spatial.io import read_vector
 
-    grid_crs = _parse_crs(crs, "--crs")
+    grid_crs = parse_crs(crs, "--crs")
     if study_area is None:
         assert extent is not None
         bounds = _bounds(extent)
-        given = grid_crs if extent_crs is None else _parse_crs(extent_crs, "--extent-crs")
+        given = grid_crs if extent_crs is None else parse_crs(extent_crs, "--extent-crs")
         if given.is_geographic:
             check_lonlat(bounds)
         outline = gpd.GeoSeries([box(*bounds)], crs=given)
     else:
         if not study_area.is_file():
             raise UsageError(f"--study-area file not found: {study_area}; check the path")
-        area = gpd.read_file(study_area, **({} if layer is None else {"layer": layer}))
+        area = read_vector(study_area, layer=layer, what="--study-area")
         if area.crs is None:
             raise UsageError(
                 f"--study-area {study_area} has no CRS; set one (e.g. with ogr2ogr -a_srs)"

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 from pyproj import CRS
 
-__all__ = ["read_csv_points", "read_gbif", "read_sites"]
+__all__ = ["read_csv_points", "read_gbif", "read_sites", "read_vector"]
 
 LON_NAMES = ("decimallongitude", "longitude", "lon", "long", "lng", "x")
 LAT_NAMES = ("decimallatitude", "latitude", "lat", "y")
@@ -162,6 +162,45 @@ def read_gbif(path: str | Path, *, individual_column: str | None = None) -> gpd.
     return gdf
 
 
+def read_vector(
+    path: str | Path, *, layer: str | None = None, what: str = "file"
+) -> gpd.GeoDataFrame:
+    """``geopandas.read_file`` with errors that name the file and the fix.
+
+    A missing layer names the layers the file has; an empty, truncated or foreign file, or a
+    table without geometries (a CSV), is a ``ValueError`` naming ``what`` and the path.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> bad = Path(tempfile.mkdtemp()) / "empty.gpkg"
+    >>> _ = bad.write_bytes(b"")
+    >>> read_vector(bad, what="--study-area")
+    Traceback (most recent call last):
+    ...
+    ValueError: --study-area .../empty.gpkg cannot be read as a vector file (empty, truncated, ...)
+    """
+    from pyogrio import list_layers
+    from pyogrio.errors import DataLayerError, DataSourceError
+
+    try:
+        frame = gpd.read_file(path, **({} if layer is None else {"layer": layer}))
+    except DataLayerError:
+        names = [str(name) for name in list_layers(path)[:, 0]]
+        raise ValueError(f"{what} {path}: no layer {layer!r}; its layers are {names}") from None
+    except DataSourceError:
+        raise ValueError(
+            f"{what} {path} cannot be read as a vector file (empty, truncated, or not a "
+            "GeoPackage / GeoJSON / Shapefile)"
+        ) from None
+    if not isinstance(frame, gpd.GeoDataFrame):
+        raise ValueError(
+            f"{what} {path} has no geometries (a table such as a CSV?); give a GeoPackage, "
+            "GeoJSON or Shapefile"
+        )
+    return frame
+
+
 def read_sites(path: str | Path, **kwargs: Any) -> gpd.GeoDataFrame:
     """Read sites by file type: GeoPackage / GeoJSON / Shapefile via geopandas, CSV via
     :func:`read_csv_points` (``kwargs`` go to the reader).
@@ -176,7 +215,7 @@ def read_sites(path: str | Path, **kwargs: Any) -> gpd.GeoDataFrame:
     suffixes = [s.lower() for s in Path(path).suffixes if s.lower() not in (".gz", ".zip")]
     kind = suffixes[-1] if suffixes else ""
     if kind in (".gpkg", ".geojson", ".json", ".shp"):
-        return gpd.read_file(path, **kwargs)
+        return read_vector(path, **kwargs)
     if kind in (".csv", ".tsv"):
         if kind == ".tsv":
             kwargs.setdefault("sep", "\t")

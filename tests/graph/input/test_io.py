@@ -134,3 +134,11 @@ def test_shared_snap_files(shared_datasets: Path, name: str, n: int, m: int, loo
     else:
         g = read_edgelist(path)
     assert (g.n, g.m, g.nodes_public) == (n, m, False)
+
+
+def test_truncated_gzip_is_named(tmp_path: Path) -> None:
+    whole = gzip.compress(b"".join(b"%d %d\n" % (i, i + 1) for i in range(2_000)))
+    cut = tmp_path / "edges.txt.gz"
+    cut.write_bytes(whole[:40])  # EOFError from gzip once reached the user as a traceback
+    with pytest.raises(ValueError, match=r"edges.txt.gz is a truncated or corrupt gzip file"):
+        read_edgelist(cut)

@@ -155,6 +155,10 @@ def _csv_options(args: argparse.Namespace) -> dict[str, Any] | None:
                 f"{given[0]} is for CSV files; {args.points.name} carries its own columns and CRS"
             )
         return None
+    if args.points_crs:
+        from dpatlas.cli.grids import parse_crs
+
+        parse_crs(args.points_crs, "--points-crs")
     if (args.x is None) != (args.y is None):
         raise UsageError("give both --x COL and --y COL (names or 0-based positions)")
     if args.no_header and args.x is None:

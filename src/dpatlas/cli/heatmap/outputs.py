@@ -54,7 +54,7 @@ _UNIT_SUFFIXES = (".geojson", ".json", ".html", ".png")
 
 def context_layers(specs: list[str], avoid: Path | None = None) -> list[Any]:
     """The ``--context FILE[:LAYER]`` layers (never the private POINTS file)."""
-    import geopandas as gpd
+    from dpatlas.spatial.io import read_vector
 
     layers = []
     for spec in specs:
@@ -69,7 +69,7 @@ def context_layers(specs: list[str], avoid: Path | None = None) -> list[Any]:
                 f"--context {spec} is the POINTS file: the private sites never go on the map; "
                 "give public layers only (roads, coastline, the study area)"
             )
-        frame = gpd.read_file(path, **({} if layer is None else {"layer": layer}))
+        frame = read_vector(path, layer=layer, what="--context")
         if frame.crs is None:
             raise UsageError(f"--context {spec} has no CRS; set one (e.g. with ogr2ogr -a_srs)")
         layers.append((layer or path.stem, frame))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import os
 import warnings
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +56,8 @@ def read_edgelist(
     FileNotFoundError
         ``path`` does not exist.
     ValueError
-        A malformed line (the message gives its number and text) or a negative id.
+        A malformed line (the message gives its number and text), a negative id, or a
+        truncated gzip file.
 
     Examples
     --------
@@ -74,6 +76,10 @@ def read_edgelist(
     gz = _is_gzip(p)
     try:
         raw = _load(p, gz, comments)
+    except (EOFError, zlib.error, gzip.BadGzipFile):
+        raise ValueError(
+            f"{p.name} is a truncated or corrupt gzip file; compress it again (gzip -t checks it)"
+        ) from None
     except ValueError as exc:
         raise _malformed(p, gz, comments) or exc from None
     if raw.size and int(raw.min()) < 0:
