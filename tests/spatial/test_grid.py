@@ -161,3 +161,13 @@ def test_site_adjacency_sensitivity_and_frozen():
     assert SiteAdjacency(max_sites_per_individual=4, relation="replace").sensitivity == 8
     with pytest.raises(AttributeError):
         SiteAdjacency().max_sites_per_individual = 2  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, "a", True, None])
+def test_a_grid_built_directly_checks_its_origin(bad):
+    # read_heatmap builds grids this way: a NaN origin once made every site fall outside
+    with pytest.raises(ValueError, match=r"x0 must be a finite number, got"):
+        Grid(bad, 0, 1_000, 2, 2, "EPSG:3035")
+    with pytest.raises(ValueError, match=r"y0 must be a finite number, got"):
+        Grid(0, bad, 1_000, 2, 2, "EPSG:3035")
+    assert Grid(np.int64(3), 0.5, 1_000, 2, 2, "EPSG:3035").bounds == (3.0, 0.5, 2003.0, 2000.5)

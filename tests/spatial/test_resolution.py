@@ -79,3 +79,17 @@ def test_estimate_uses_sensitivity_k_with_individuals():
     )
     assert rel.sensitivity == 2
     assert rel.scale == 2.0
+
+
+def test_a_study_area_as_a_geoseries_uses_its_area():
+    import geopandas as gpd
+
+    area = gpd.GeoSeries([box(0, 0, 50_000, 100_000), box(50_000, 0, 100_000, 100_000)], crs=3035)
+    assert suggest_cell_size(area, epsilon=1.0, n_sites=10_000) == pytest.approx(
+        suggest_cell_size((0, 0, 100_000, 100_000), epsilon=1.0, n_sites=10_000)
+    )
+    assert suggest_cell_size(gpd.GeoDataFrame(geometry=area), 1.0, 10_000) == pytest.approx(
+        1_000 * math.sqrt(10)
+    )
+    with pytest.raises(ValueError, match=r"needs a projected CRS \(metres\), got EPSG:4326"):
+        suggest_cell_size(area.to_crs(4326), epsilon=1.0, n_sites=10_000)

@@ -51,6 +51,12 @@ class Grid:
     def __post_init__(self) -> None:
         object.__setattr__(self, "crs", check_projected_crs(self.crs))
         object.__setattr__(self, "cell_size", check_cell_size(self.cell_size))
+        for name in ("x0", "y0"):
+            value = getattr(self, name)
+            real = isinstance(value, (int, float, np.integer, np.floating))
+            if isinstance(value, bool) or not real or not np.isfinite(value):
+                raise ValueError(f"{name} must be a finite number, got {value!r}")
+            object.__setattr__(self, name, float(value))
         for name in ("nx", "ny"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
@@ -77,6 +83,9 @@ class Grid:
         The grid starts at ``(minx, miny)`` and has ``ceil(width / cell_size)`` columns (rows
         likewise), so its maximum edges may lie beyond ``maxx`` / ``maxy`` by less than a cell.
         A grid of more than ``max_cells`` cells is refused before anything is allocated.
+        The bounds must be public (a study area, a map sheet): never the sites' own extent,
+        which is not differentially private, and whose maximum edge, when the width is a
+        whole number of cells, lies outside the half-open cells, so those sites are dropped.
 
         Examples
         --------

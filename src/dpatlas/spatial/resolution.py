@@ -37,6 +37,13 @@ __all__ = ["estimate_n_sites", "suggest_cell_size"]
 def _area(extent: Any) -> float:
     if isinstance(extent, Grid):
         return extent.n_released * extent.cell_area
+    if hasattr(extent, "union_all") and hasattr(extent, "crs"):  # a GeoSeries / GeoDataFrame
+        if extent.crs is None or not extent.crs.is_projected:
+            raise ValueError(
+                f"a study area given as a GeoSeries needs a projected CRS (metres), got "
+                f"{extent.crs}; re-project it to the grid's CRS with .to_crs(...)"
+            )
+        return float(extent.union_all().area)
     if hasattr(extent, "area") and hasattr(extent, "geom_type"):
         return float(extent.area)
     try:
@@ -45,8 +52,8 @@ def _area(extent: Any) -> float:
         return math.inf
     except (TypeError, ValueError):
         raise TypeError(
-            "extent must be (minx, miny, maxx, maxy) in metres, a projected shapely polygon "
-            f"or a Grid, got {extent!r}"
+            "extent must be (minx, miny, maxx, maxy) in metres, a projected shapely polygon, "
+            f"a GeoSeries in a projected CRS or a Grid, got {extent!r}"
         ) from None
     if maxx < minx or maxy < miny:
         raise ValueError(f"extent must satisfy minx <= maxx and miny <= maxy, got {extent!r}")

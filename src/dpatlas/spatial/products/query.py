@@ -75,10 +75,18 @@ class RegionEstimate:
         about 20 sites; with 95% probability the true number lies between 12 and 40. This range
         allows for the noise of the 3 cells wholly inside the region and for any spread of sites
         inside the 5 cells its edge cuts.
+        >>> print(RegionEstimate(-57.0, 0.0, 40.0, 0.95, 9.0, 8, "exact", 1.0,
+        ...                      "noise", "cell", 12, 0).describe())
+        about 0 sites (the noisy estimate, -57, is below zero); with 95% probability the true
+        number lies between 0 and 40. This range allows for the noise of the 12 cells wholly
+        inside the region.
         """
         plural = {"cell": "cells", "leaf": "leaves"}[self.unit]
+        about = f"about {self.estimate:.0f} sites"
+        if round(self.estimate) < 0:  # a noisy sum below zero: say so, not "about -5 sites"
+            about = f"about 0 sites (the noisy estimate, {self.estimate:.0f}, is below zero)"
         text = (
-            f"about {self.estimate:.0f} sites; with {self.level:.0%} probability the true "
+            f"{about}; with {self.level:.0%} probability the true "
             f"number lies between {self.ci_low:.0f} and {self.ci_high:.0f}. This range allows "
             f"for the noise of the {self.n_whole} {plural} wholly inside the region"
         )
