@@ -288,3 +288,14 @@ def test_a_zcdp_ledger_refuses_before_the_file_is_read_and_in_the_users_epsilon(
     assert [(s.mechanism, float(s.rho)) for s in history] == [
         ("clustering_coefficient/piecewise", pytest.approx(0.25**2 / 4))
     ]
+
+
+def test_a_repeated_node_id_and_a_directory_as_edges_are_named(cli, tmp_path):
+    (tmp_path / "nodes.txt").write_text("0\n1\n1\n2\n")
+    res = cli("edges", LESMIS, "--node-list", tmp_path / "nodes.txt")
+    assert res.code == 2
+    assert "repeated ids, got 1 more than once; list each id once" in res.err
+    for command, out in (("edges", ""), ("synthesize", f" --out {tmp_path / 's.txt'}")):
+        res = cli(command, tmp_path, opts=f"--nodes 3{out}")
+        assert res.code == 2
+        assert f"EDGES {tmp_path} is a directory; give the edge list file" in res.err

@@ -34,8 +34,15 @@ def test_csv_columns_detected_or_named(tmp_path):
 def test_csv_errors(tmp_path):
     path = tmp_path / "bad.csv"
     path.write_text("id,lat,lon\n1,50.1,10.2\n2,,10.3\n")
-    with pytest.raises(ValueError, match=r"data row 2 has no usable coordinates .*dropna=True"):
+    with pytest.raises(
+        ValueError,
+        match=r"data row 2 has no usable coordinates \(column 'lon': 10.3, column 'lat': nan\)",
+    ):
         read_csv_points(path)
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    with pytest.raises(ValueError, match=r"empty.csv is empty: no header line and no rows"):
+        read_csv_points(empty)
     assert read_csv_points(path, dropna=True).attrs["dpatlas"]["rows_without_coordinates"] == 1
     with pytest.raises(ValueError, match=r"lon='east' is not a column"):
         read_csv_points(path, lon="east")

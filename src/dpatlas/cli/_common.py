@@ -54,6 +54,12 @@ _PHRASES = (
     (re.compile(r"the public number of nodes as n\b"), "the public number of nodes as --nodes N"),
     (re.compile(r"pass dropna=True"), "pass --drop-missing"),
     (re.compile(r"dropna=True"), "--drop-missing"),
+    (re.compile(r"more than max_cells=([\d,]+)"), r"more than the limit of \1 cells"),
+    (  # the command line has no --max-cells
+        re.compile(r"a larger cell_size, a smaller study area, or raise max_cells"),
+        "a larger --cell-size or a smaller study area",
+    ),
+    (re.compile(r"pass np\.unique\(nodes\)"), "list each id once"),
     (
         re.compile(r"(?:re-?project [^`;]*)?with `to_crs\(\)`"),
         "re-project the file (e.g. `ogr2ogr -t_srs EPSG:XXXX out.gpkg in.gpkg`)",

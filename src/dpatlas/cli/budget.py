@@ -85,6 +85,8 @@ def _init(args: argparse.Namespace, out: Output) -> int:
         raise UsageError(
             f"ledger path {path} is a directory; give a file such as {path}/ledger.sqlite"
         )
+    if not path.parent.is_dir():
+        raise UsageError(f"ledger folder {path.parent} does not exist; create it first")
     if args.accounting == "zcdp" and args.delta == 0:
         raise UsageError(
             "--accounting zcdp needs --delta > 0 (e.g. 1e-6): zCDP implies (ε, δ)-DP only for δ > 0"

@@ -91,6 +91,8 @@ def run(args: argparse.Namespace, out: Output) -> int:
         )
     if args.nodes is not None and args.nodes < 1:
         raise UsageError(f"--nodes must be a whole number >= 1, got {args.nodes}")
+    if args.edges.is_dir():
+        raise UsageError(f"EDGES {args.edges} is a directory; give the edge list file")
     if not args.edges.is_file():
         raise UsageError(f"EDGES file not found: {args.edges}; check the path")
     inputs = {"EDGES": args.edges, "--ledger": args.ledger, "--node-list": args.node_list}

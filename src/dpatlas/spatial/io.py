@@ -59,6 +59,11 @@ def _is_number(text: Any) -> bool:
     return True
 
 
+def _shown(value: Any) -> str:
+    """A CSV cell for a message: ``'abc'``, ``nan`` or ``51.5``, never ``np.float64(51.5)``."""
+    return repr(value) if isinstance(value, str) else str(value)
+
+
 def _points(
     frame: pd.DataFrame, lon: str, lat: str, crs: Any, dropna: bool
 ) -> tuple[gpd.GeoDataFrame, int]:
@@ -69,7 +74,8 @@ def _points(
         first = int(np.argmax(~present))
         raise ValueError(
             f"data row {first + 1} has no usable coordinates (column {lon!r}: "
-            f"{frame[lon].iloc[first]!r}, column {lat!r}: {frame[lat].iloc[first]!r}); pass "
+            f"{_shown(frame[lon].iloc[first])}, column {lat!r}: "
+            f"{_shown(frame[lat].iloc[first])}); pass "
             "dropna=True to drop such rows"
         )
     frame, x, y = frame[present].reset_index(drop=True), x[present], y[present]
@@ -113,7 +119,10 @@ def read_csv_points(
     >>> read_csv_points(taxi, header=None, lon=2, lat=3).geometry.iloc[0].y
     39.92123
     """
-    frame = pd.read_csv(path, sep=sep, low_memory=False, **read_csv_kwargs)
+    try:
+        frame = pd.read_csv(path, sep=sep, low_memory=False, **read_csv_kwargs)
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"{path} is empty: no header line and no rows") from None
     lon_col = _detect(frame.columns, lon, LON_NAMES, "lon")
     lat_col = _detect(frame.columns, lat, LAT_NAMES, "lat")
     gdf, dropped = _points(frame, lon_col, lat_col, crs, dropna)
@@ -145,7 +154,9 @@ def read_gbif(path: str | Path, *, individual_column: str | None = None) -> gpd.
     frame = frame.replace("", np.nan)
     for column in ("decimalLatitude", "decimalLongitude"):
         if column not in frame.columns:
-            raise ValueError(f"{column!r} is missing: is {path!r} a GBIF (Darwin Core) download?")
+            raise ValueError(
+                f"{column!r} is missing: is {str(path)!r} a GBIF (Darwin Core) download?"
+            )
     if individual_column is not None and individual_column not in frame.columns:
         raise ValueError(
             f"individual_column={individual_column!r} is not a column of the download; "

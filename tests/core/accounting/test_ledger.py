@@ -252,6 +252,20 @@ def test_a_ledger_of_a_newer_schema_is_refused(tmp_path: Path) -> None:
         Budget.open(path, dataset="d")
 
 
+def test_a_geopackage_or_foreign_sqlite_file_is_not_a_newer_ledger(tmp_path: Path) -> None:
+    path = tmp_path / "map.gpkg"
+    with sqlite3.connect(path) as conn:  # a GeoPackage 1.4 sets user_version 10400
+        conn.execute("CREATE TABLE gpkg_contents (table_name TEXT)")
+        conn.execute("PRAGMA user_version = 10400")
+    with pytest.raises(LedgerError, match=r"file is not a dpatlas ledger \(no 'datasets' table"):
+        Budget.open(path, dataset="d")
+
+
+def test_a_ledger_in_a_missing_folder_names_the_folder(tmp_path: Path) -> None:
+    with pytest.raises(LedgerError, match=r"folder .*nowhere does not exist; create it first"):
+        Budget.open(tmp_path / "nowhere" / "l.sqlite", dataset="d", epsilon=1.0)
+
+
 def test_products_are_kept_per_spend_and_process(tmp_path: Path) -> None:
     path = tmp_path / "ledger.sqlite"
     mine = Budget.open(path, dataset="d", epsilon=1.0)

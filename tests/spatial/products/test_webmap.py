@@ -6,13 +6,14 @@ import json
 import re
 
 import numpy as np
+import pyogrio
 import pytest
 import rasterio
 from shapely.geometry import Polygon
 
 from dpatlas.spatial import Grid, heatmap
 from dpatlas.spatial.products import webmap
-from dpatlas.spatial.products.record import read_heatmap
+from dpatlas.spatial.products.record import RECORD_KEY, read_heatmap
 
 GRID = Grid.from_polygon(
     Polygon([(4_000_000, 3_000_000), (4_010_000, 3_000_000), (4_000_000, 3_008_000)]),
@@ -120,6 +121,14 @@ def test_a_geopackage_without_a_record_is_refused(tmp_path):
         read_heatmap(old)
     with pytest.raises(FileNotFoundError, match="saved heatmap not found"):
         read_heatmap(tmp_path / "none.gpkg")
+    damaged = tmp_path / "damaged.gpkg"
+    pyogrio.write_dataframe(
+        _map().to_geodataframe(), damaged, layer="cells", layer_metadata={RECORD_KEY: "{bad"}
+    )
+    with pytest.raises(
+        ValueError, match=r"damaged.gpkg: its release record .* is damaged, not valid"
+    ):
+        read_heatmap(damaged)
 
 
 def test_a_tree_release_can_show_the_leaves_it_measured():

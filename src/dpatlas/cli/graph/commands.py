@@ -115,6 +115,8 @@ def _checked(stat: Statistic, args: argparse.Namespace) -> dict[str, Any]:
             "The nodes seen in the edge list depend on the data, so a release on them is not "
             "edge-DP: nothing was read or spent"
         )
+    if args.edges.is_dir():
+        raise UsageError(f"EDGES {args.edges} is a directory; give the edge list file")
     if not args.edges.is_file():
         raise UsageError(f"EDGES file not found: {args.edges}; check the path")
     method = getattr(args, "method", None)

@@ -77,6 +77,11 @@ class SQLiteStore:
         try:
             conn = sqlite3.connect(self.path, timeout=60.0, isolation_level=None)
         except sqlite3.Error as exc:
+            if not self.path.parent.is_dir():
+                raise LedgerError(
+                    f"cannot open ledger {self.path}: folder {self.path.parent} does not exist; "
+                    "create it first"
+                ) from exc
             raise LedgerError(f"cannot open ledger {self.path}: {exc}") from exc
         try:
             conn.execute("PRAGMA synchronous=FULL")
@@ -145,6 +150,12 @@ class SQLiteStore:
         if version == 0 and not tables:
             _run(conn, _SCHEMA_V1)
             version = 1
+        elif version > SCHEMA_VERSION and "datasets" not in tables:
+            raise LedgerError(
+                f"file is not a dpatlas ledger (no 'datasets' table; user_version={version}: "
+                "a GeoPackage or another SQLite file?); open the right file, or start a new "
+                "ledger at another path"
+            )
         elif version > SCHEMA_VERSION:
             raise LedgerError(
                 f"ledger schema version {version} was written by a newer dpatlas (this one reads "

@@ -205,7 +205,11 @@ def _map_to_nodes(
     order = np.argsort(ids, kind="stable")
     ranked = ids[order]
     if ranked.size > 1 and np.any(ranked[1:] == ranked[:-1]):
-        raise ValueError("nodes must not contain repeated ids; pass np.unique(nodes)")
+        twice = int(ranked[1:][ranked[1:] == ranked[:-1]][0])
+        raise ValueError(
+            f"nodes must not contain repeated ids, got {twice} more than once; "
+            "pass np.unique(nodes)"
+        )
     if n is not None and n != ids.size:
         raise ValueError(f"n={n} does not match len(nodes)={ids.size}; give one of them")
     mapped = []

@@ -101,7 +101,14 @@ def read_heatmap(path: str | Path, *, layer: str = "cells") -> Heatmap:
             "GeoPackage written by dpatlas (Heatmap.to_file or `dpatlas heatmap --out x.gpkg`) "
             "can be rendered again"
         )
-    record = json.loads(metadata[RECORD_KEY])
+    try:
+        record = json.loads(metadata[RECORD_KEY])
+    except json.JSONDecodeError as exc:
+        raise ValueError(
+            f"{path}: its release record (layer metadata {RECORD_KEY!r}) is damaged, not valid "
+            f"JSON ({exc.msg} at character {exc.pos}); was the file edited? Write the map again "
+            "from the release"
+        ) from None
     if record.get("format") != FORMAT:
         raise ValueError(f"{path}: unknown release record {record.get('format')!r}, want {FORMAT}")
     cells = gpd.read_file(path, layer=layer, ignore_geometry=True)
