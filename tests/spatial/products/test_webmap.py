@@ -6,6 +6,7 @@ import json
 import re
 
 import numpy as np
+import pandas as pd
 import pyogrio
 import pytest
 import rasterio
@@ -141,3 +142,16 @@ def test_a_tree_release_can_show_the_leaves_it_measured():
     assert "noise and spread" in cells["caption"]  # a cell of a big leaf: a wide, valid range
     with pytest.raises(ValueError, match="unit='leaf' needs a multi-level release"):
         _map("uniform").explore(unit="leaf")
+
+
+def test_a_map_with_cells_deleted_or_repeated_is_refused(tmp_path):
+    hm = _map()
+    frame = hm.to_geodataframe()
+    path = hm.to_file(tmp_path / "map.gpkg")
+    record = pyogrio.read_info(path, layer="cells")["layer_metadata"][RECORD_KEY]
+    assert json.loads(record)["grid"]["cells"] == hm.grid.n_released
+    for name, edited in (("cut", frame.iloc[5:]), ("twice", pd.concat([frame, frame.iloc[:1]]))):
+        bad = tmp_path / f"{name}.gpkg"
+        pyogrio.write_dataframe(edited, bad, layer="cells", layer_metadata={RECORD_KEY: record})
+        with pytest.raises(ValueError, match=rf"{name}.gpkg: the layer holds .* cells .*edited"):
+            read_heatmap(bad)

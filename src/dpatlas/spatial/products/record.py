@@ -57,6 +57,7 @@ def release_record(heatmap: Heatmap) -> dict[str, Any]:
             "y0": grid.y0,
             "cell_size": grid.cell_size,
             "shape": [grid.ny, grid.nx],
+            "cells": grid.n_released,
             "crs": grid.crs.to_wkt(),
         },
         "steps": list(heatmap.steps),
@@ -118,8 +119,18 @@ def read_heatmap(path: str | Path, *, layer: str = "cells") -> Heatmap:
     cells = cells.sort_values(["row", "col"], kind="stable")
     g = record["grid"]
     ny, nx = g["shape"]
+    rows, cols = cells["row"].to_numpy(), cells["col"].to_numpy()
+    outside = (rows < 0) | (rows >= ny) | (cols < 0) | (cols >= nx)
+    twice = cells.duplicated(["row", "col"]).to_numpy()
+    if outside.any() or twice.any() or len(cells) != g.get("cells", len(cells)):
+        said = f"{g['cells']} released cells" if "cells" in g else "no count (an older file)"
+        raise ValueError(
+            f"{path}: the layer holds {len(cells)} cells ({int(twice.sum())} repeated, "
+            f"{int(outside.sum())} outside the {ny} x {nx} grid); its release record says "
+            f"{said}. Was the file edited? Write the map again from the release"
+        )
     mask = np.zeros((ny, nx), dtype=bool)
-    mask[cells["row"].to_numpy(), cells["col"].to_numpy()] = True
+    mask[rows, cols] = True
     grid = Grid(
         g["x0"], g["y0"], g["cell_size"], nx, ny, g["crs"], mask=None if mask.all() else mask
     )
