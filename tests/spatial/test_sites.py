@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import geopandas as gpd
 import numpy as np
+import pandas as pd
 import pytest
 from pyproj import CRS, Transformer
 from scipy import stats
@@ -126,6 +127,14 @@ def test_individual_ids_from_column_or_array():
         individual_ids(frame, "nobody", 3)
     with pytest.raises(ValueError, match=r"one id per site \(3\), got 2"):
         individual_ids(frame, [1, 2], 3)
+    with pytest.raises(TypeError, match=r"individual_column=0: give a column name .* positions"):
+        individual_ids(frame, 0, 3)
+    with pytest.raises(ValueError, match=r"must be 1-D, one id per site, got shape \(3, 1\)"):
+        individual_ids(frame, [[1], [2], [3]], 3)
+    shuffled = pd.Series(["x", "y", "x"], index=[2, 0, 1])  # once used by position, silently
+    with pytest.raises(ValueError, match=r"index differs from the sites' index; align it"):
+        individual_ids(frame, shuffled, 3)
+    assert individual_ids(frame, shuffled.reindex(frame.index), 3).tolist() == [0, 1, 1]
     frame.loc[1, "who"] = None
     with pytest.raises(ValueError, match=r"individual_column has missing ids; fill them"):
         individual_ids(frame, "who", 3)

@@ -128,8 +128,26 @@ def individual_ids(sites: Any, individual_column: Any, n: int) -> np.ndarray:
                 "GeoDataFrame with that column, or an array of ids, one per site"
             )
         ids = sites[individual_column]
+    elif isinstance(individual_column, (int, np.integer)) and not isinstance(
+        individual_column, bool
+    ):
+        raise TypeError(
+            f"individual_column={individual_column!r}: give a column name (a string) or one id "
+            "per site; column positions are for read_csv_points, not for heatmap"
+        )
     else:
-        ids = pd.Series(np.asarray(individual_column))
+        series = isinstance(individual_column, pd.Series) and isinstance(sites, pd.DataFrame)
+        if series and not individual_column.index.equals(sites.index):
+            raise ValueError(
+                "individual_column is a Series whose index differs from the sites' index; "
+                "align it (ids.reindex(sites.index)) or pass ids.to_numpy() in site order"
+            )
+        values = np.asarray(individual_column)
+        if values.ndim != 1:
+            raise ValueError(
+                f"individual_column must be 1-D, one id per site, got shape {values.shape}"
+            )
+        ids = pd.Series(values)
     if len(ids) != n:
         raise ValueError(f"individual_column must give one id per site ({n}), got {len(ids)}")
     if ids.isna().any():
