@@ -77,17 +77,22 @@ def pycnophylactic(
     total = values[leaf] * released
     per_cell = np.where(released > 0, total / np.maximum(h.n_released[leaf], 1), 0.0)
     support = ndimage.uniform_filter(released, size=window, mode="constant")
+    # a released cell's window holds the cell itself, so its support is > 0; x / inf = 0 keeps
+    # the cells outside the study area at 0 without a second pass over the grid
+    support = np.where(released > 0, support, np.inf)
     flat = leaf.ravel()
     scale = max(float(per_cell.sum()), 1e-300)
+    smooth = np.empty_like(per_cell)
     for done in range(1, high + 1):
-        smooth = ndimage.uniform_filter(per_cell, size=window, mode="constant")
-        smooth = np.where(released > 0, smooth / np.maximum(support, 1e-300), 0.0)
+        ndimage.uniform_filter(per_cell, size=window, mode="constant", output=smooth)
+        np.divide(smooth, support, out=smooth)
         sums = np.bincount(flat, weights=smooth.ravel(), minlength=h.size)
         with np.errstate(divide="ignore", invalid="ignore"):
             factor = np.where(sums > 0, values / sums, 0.0)
-        rescaled = smooth * factor[leaf]
+        moved = smooth * factor[leaf]
         lost = (sums <= 0) & (values > 0)  # a leaf the average emptied: keep it even
-        moved = np.where(lost[leaf], per_cell, rescaled)
+        if lost.any():
+            moved = np.where(lost[leaf], per_cell, moved)
         change = float(np.abs(moved - per_cell).sum()) / scale
         per_cell = moved
         if done >= low and change < TOLERANCE:
