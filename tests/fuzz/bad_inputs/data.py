@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,18 @@ def _edge_file(text: str) -> Callable[[Path], Any]:
         return gr.read_edgelist(path, n=3)
 
     return call
+
+
+def _truncated_gzip(tmp: Path) -> Any:
+    path = tmp / "edges.txt.gz"
+    path.write_bytes(gzip.compress(b"0 1\n" * 5_000)[:30])
+    return gr.read_edgelist(path)
+
+
+def _empty_gpkg(tmp: Path) -> Any:
+    path = tmp / "sites.gpkg"
+    path.write_bytes(b"")
+    return sp.read_sites(path)
 
 
 def _gdf(geoms: list[Any], crs: Any = CRS) -> gpd.GeoDataFrame:
@@ -203,6 +216,66 @@ DATA: tuple[Row, ...] = (
         ),
         ValueError,
         "level must be in (0, 1), got 1.0",
+    ),
+    Row(
+        "edge ids outside 0..n-1 (they would name the synthetic graph's nodes)",
+        "graph.synthesize",
+        lambda _: gr.synthesize(np.array([[10, 20], [20, 30]]), n=5, epsilon=1.0),
+        ValueError,
+        "synthesize names its nodes, and these node ids were read off the edges (n=5, largest id 30)",
+    ),
+    Row(
+        "truncated gzip edge list",
+        "graph.read_edgelist",
+        _truncated_gzip,
+        ValueError,
+        "edges.txt.gz is a truncated or corrupt gzip file",
+    ),
+    Row(
+        "two sequences of two numbers as sites",
+        "spatial.heatmap",
+        lambda _: sp.heatmap([(50.0, 50.0), (450.0, 950.0)], GRID, epsilon=1, crs=CRS),
+        ValueError,
+        "is ambiguous: two sequences of two numbers could be (xs, ys) or two (x, y) points",
+    ),
+    Row(
+        "site beyond the grid CRS's domain (latitude 95)",
+        "spatial.heatmap",
+        lambda _: sp.heatmap(
+            _gdf([shapely.Point(10, 50), shapely.Point(10, 95)], 4326), GRID, epsilon=1
+        ),
+        ValueError,
+        "site at position 1, (10.0, 95.0) in WGS 84, has no coordinates in ETRS89",
+    ),
+    Row(
+        "individual_column=0 (a column position)",
+        "spatial.heatmap",
+        lambda _: sp.heatmap(_gdf([shapely.Point(5, 5)]), GRID, epsilon=1, individual_column=0),
+        TypeError,
+        "individual_column=0: give a column name (a string) or one id per site",
+    ),
+    Row(
+        "n_sites=inf",
+        "spatial.heatmap",
+        lambda _: sp.heatmap(
+            XY, GRID, epsilon=1, crs=CRS, method="adaptive", method_options={"n_sites": np.inf}
+        ),
+        ValueError,
+        "n_sites must be a finite public number >= 0 or None, got inf",
+    ),
+    Row(
+        "grid origin NaN (a Grid built directly)",
+        "spatial.Grid",
+        lambda _: sp.Grid(np.nan, 0.0, 100, 10, 10, CRS),
+        ValueError,
+        "x0 must be a finite number, got nan",
+    ),
+    Row(
+        "empty GeoPackage as sites",
+        "spatial.read_sites",
+        _empty_gpkg,
+        ValueError,
+        "cannot be read as a vector file (empty, truncated",
     ),
     Row(
         "suppress threshold=nan",
