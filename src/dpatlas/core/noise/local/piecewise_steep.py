@@ -179,10 +179,14 @@ class SteepPiecewise:
             ok = mass(mid) >= need
             low, high = np.where(ok, low, mid), np.where(ok, mid, high)
         width = np.maximum(self._width(a, high - 1), 1.0)  # 0 only where need <= 0 (unused)
-        rest = (need - mass(high - 1)) * np.exp(theta * (high - 1))  # inside rung high - 1
-        ratio = np.exp(-theta / width)
-        inner = np.clip(1 - rest * -np.expm1(-theta / width) / ratio, 1e-300, 1.0)
-        j = np.maximum(np.ceil(np.log(inner) / (-theta / width)), 1.0)
+        # at a huge ε the exponentials under- and overflow: the steps are then so steep that
+        # the first one holds the mass (j = 1), and the settling below checks against the cdf
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            rest = (need - mass(high - 1)) * np.exp(theta * (high - 1))  # inside rung high - 1
+            ratio = np.exp(-theta / width)
+            inner = np.clip(1 - rest * -np.expm1(-theta / width) / ratio, 1e-300, 1.0)
+            j = np.maximum(np.ceil(np.log(inner) / (-theta / width)), 1.0)
+        j = np.where(ratio > 0, j, 1.0)
         h = np.where(need <= 0, 0.0, self._depth(a, high - 1) + j)
         for _ in range(3):  # settle float rounding against the cdf itself
             h = np.where(self.cdf(a, h) < level, h + 1, h)
