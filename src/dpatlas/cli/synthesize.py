@@ -31,9 +31,10 @@ examples:
 Edge-DP: two graphs on the same public node set are neighbours when they differ by one
 edge. The node set is public and required (--nodes N for ids 0..N-1, or --node-list FILE):
 a count read off the edges depends on the data, and so do ids read off the edges, which the
-synthetic graph would carry as its node names (refused). The whole graph costs --epsilon, split between noisy degrees,
-a private community partition, block edge counts and the triangle count (see
-docs/synthetic-graphs.md); any analysis of the written graph is free post-processing.
+synthetic graph would carry as its node names (refused). The whole graph costs --epsilon,
+split between noisy degrees, a private community partition, block edge counts and the
+triangle count (see docs/synthetic-graphs.md); any analysis of the written graph is free
+post-processing.
 """
 
 
