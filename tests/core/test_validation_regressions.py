@@ -52,3 +52,22 @@ def test_core_parameters_beyond_the_float_range_are_value_errors(name):
     # was OverflowError: int too large to convert to float (core.validation._real)
     with pytest.raises(ValueError, match=rf"^{name} must be"):
         HUGE_INT_PARAMETERS[name]()
+
+
+def test_interval_levels_accept_numpy_reals_and_refuse_the_rest() -> None:
+    import networkx as nx
+    import numpy as np
+    import pytest
+
+    from dpatlas.core import laplace
+    from dpatlas.graph import triangle_count
+
+    rel = laplace(1.0, sensitivity=1, epsilon=1.0, rng=0)
+    assert rel.confidence_interval(np.float32(0.95)) == pytest.approx(rel.confidence_interval(0.95))
+    constant = triangle_count(nx.empty_graph(2), epsilon=1.0)  # n < 3: an exact 0
+    assert constant.confidence_interval(0.9) == (0, 0)
+    for bad in (float("nan"), 0, 2, "x", True, np.bool_(True)):
+        with pytest.raises(ValueError, match=r"level must be in \(0, 1\), got"):
+            constant.confidence_interval(bad)
+        with pytest.raises(ValueError, match=r"level must be in \(0, 1\), got"):
+            rel.confidence_interval(bad)

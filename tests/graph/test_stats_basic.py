@@ -98,6 +98,8 @@ def test_refusal_spends_nothing_and_reads_no_graph() -> None:
         degree_histogram(nx.path_graph(3), epsilon=0.1, max_degree=-1, budget=b)
     with pytest.raises(TypeError, match="max_degree must be an integer"):
         degree_histogram(nx.path_graph(3), epsilon=0.1, max_degree=2.5, budget=b)
+    with pytest.raises(ValueError, match=r"max_degree must be <= n - 1 = 2 .* got 1000000000000"):
+        degree_histogram(nx.path_graph(3), epsilon=0.1, max_degree=10**12, budget=b)  # once OOM
     with pytest.raises(ValueError, match="epsilon must be"):
         edge_count(nx.path_graph(3), epsilon=-1.0, budget=b)
     assert len(b.history) == 0

@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from dpatlas.core.validation import check_level
+
 __all__ = ["NoiseModel", "Release", "noise_model", "register_noise"]
 
 
@@ -60,12 +62,6 @@ def noise_model(name: str) -> NoiseModel:
         return _NOISE[name]
     except KeyError:
         raise ValueError(f"no noise model registered for {name!r}") from None
-
-
-def _check_level(level: float) -> float:
-    if not (isinstance(level, (int, float)) and 0.0 < level < 1.0):
-        raise ValueError(f"level must be in (0, 1), got {level!r}; e.g. 0.95 for a 95% interval")
-    return float(level)
 
 
 def _plain(x: Any) -> Any:
@@ -149,7 +145,7 @@ class Release:
         Computed from the noise distribution and the public scale only (post-processing).
         For arrays, the interval holds for each entry separately.
         """
-        h: float | int = self._model().halfwidth(float(self.scale), _check_level(level))  # type: ignore[arg-type]
+        h: float | int = self._model().halfwidth(float(self.scale), check_level(level))  # type: ignore[arg-type]
         v = np.asarray(self.value)
         if np.issubdtype(v.dtype, np.integer) and float(h).is_integer():
             h = int(h)

@@ -16,6 +16,7 @@ __all__ = [
     "as_int_array",
     "check_delta",
     "check_epsilon",
+    "check_level",
     "check_positive_int",
     "check_sensitivity",
     "value_count",
@@ -113,6 +114,26 @@ def check_sensitivity(x: Any, name: str = "sensitivity") -> float:
             "bound each individual's contribution first"
         )
     return v
+
+
+def check_level(level: Any) -> float:
+    """``level`` (of an interval) as a float in (0, 1), or the ValueError every interval raises.
+
+    Python and numpy real numbers are accepted; a bool is not.
+
+    Examples
+    --------
+    >>> check_level(np.float32(0.5))
+    0.5
+    >>> check_level(95)
+    Traceback (most recent call last):
+    ...
+    ValueError: level must be in (0, 1), got 95; e.g. 0.95 for a 95% interval
+    """
+    real = isinstance(level, (int, float, np.integer, np.floating))
+    if isinstance(level, (bool, np.bool_)) or not (real and 0.0 < level < 1.0):
+        raise ValueError(f"level must be in (0, 1), got {level!r}; e.g. 0.95 for a 95% interval")
+    return float(level)
 
 
 def check_positive_int(x: Any, name: str, *, minimum: int = 1) -> int:

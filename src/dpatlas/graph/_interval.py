@@ -44,6 +44,7 @@ from dpatlas.core.noise.local.piecewise_steep import SteepPiecewise
 from dpatlas.core.noise.local.smooth import smooth_beta
 from dpatlas.core.noise.local.smooth_family import SmoothFamily, SmoothSteep
 from dpatlas.core.release import Release
+from dpatlas.core.validation import check_level
 from dpatlas.graph.exact.kstar_envelope import star_envelope, star_smooth_bounds
 
 __all__ = [
@@ -56,13 +57,6 @@ __all__ = [
     "interval_inputs",
     "interval_note",
 ]
-
-
-def check_level(level: Any) -> float:
-    """``level`` as a float in (0, 1), or the ValueError every interval raises."""
-    if isinstance(level, bool) or not (isinstance(level, (int, float)) and 0.0 < level < 1.0):
-        raise ValueError(f"level must be in (0, 1), got {level!r}; e.g. 0.95 for a 95% interval")
-    return float(level)
 
 
 def interval_note(covers: str, kind: str, cost: float = 0.0, bound: str | None = None) -> dict:
@@ -283,6 +277,7 @@ class BoundedRelease(CountRelease, ABC):
     def confidence_interval(self, level: float = 0.95) -> tuple[Any, Any]:
         """Interval containing the exact count with probability ``>= level``, cut at 0."""
         if self.metadata.get("constant"):
+            check_level(level)  # refused like every other interval's
             return self.value, self.value
         return super().confidence_interval(level)
 

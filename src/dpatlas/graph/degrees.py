@@ -124,6 +124,11 @@ def _checked(method: Any, max_degree: Any, n: int) -> int:
         raise TypeError(f"max_degree must be an integer (public), got {max_degree!r}")
     if max_degree < 0:
         raise ValueError(f"max_degree must be >= 0, got {max_degree}; e.g. max_degree=100")
+    if max_degree > max(n - 1, 0):  # bins no degree can reach: an array of zeros, or no memory
+        raise ValueError(
+            f"max_degree must be <= n - 1 = {max(n - 1, 0)} (no node of {n} has a larger "
+            f"degree), got {max_degree}; omit it for bins 0 .. n - 1"
+        )
     return int(max_degree)
 
 
@@ -147,8 +152,8 @@ def degree_histogram(
     epsilon : float
         Privacy cost, > 0.
     max_degree : int, optional
-        Public top bin ``D``; degrees above it are counted in bin ``D``. Default ``n - 1``
-        (public: nothing is clipped). Not estimated from the data.
+        Public top bin ``D``, at most ``n - 1``; degrees above it are counted in bin ``D``.
+        Default ``n - 1`` (public: nothing is clipped). Not estimated from the data.
     method : {"sorted", "direct"}
         ``"sorted"``: noisy sorted degree sequence (Δ = 2) + isotonic regression (Hay et al.
         2009), more accurate on large sparse graphs; ``"direct"``: noisy bins (Δ = 4).

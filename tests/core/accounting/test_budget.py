@@ -106,3 +106,24 @@ def test_repr_shows_what_remains() -> None:
     b = Budget(2.0)
     b.spend(0.5, mechanism="x")
     assert "remaining_epsilon=1.5" in repr(b)
+
+
+def test_a_zcdp_budget_with_a_subnormal_delta_still_converts() -> None:
+    # log(1 / 1e-320) overflowed to inf, and every later call failed with a decimal error
+    from dpatlas.core.accounting.composition import zcdp_to_approx_dp
+
+    assert zcdp_to_approx_dp(1.0, 1e-320) == pytest.approx(1 + 2 * math.sqrt(-math.log(1e-320)))
+    budget = Budget(1.0, 1e-320, accounting="zcdp")
+    assert budget.remaining.epsilon == 1.0
+    budget.spend(0.01, mechanism="m")
+    assert 0 < budget.remaining.epsilon < 1.0
+
+
+def test_record_products_takes_one_path_or_several(tmp_path) -> None:
+    budget = Budget(1.0)
+    spend = budget.spend(0.1, mechanism="m")
+    budget.record_products(spend, str(tmp_path / "map.html"))  # once one file per character
+    budget.record_products(spend, tmp_path / "map.png")
+    budget.record_products(spend, [tmp_path / "a.gpkg", str(tmp_path / "b.tif")])
+    names = sorted(p.rsplit("/", 1)[1] for p in budget.history[0].products)
+    assert names == ["a.gpkg", "b.tif", "map.html", "map.png"]

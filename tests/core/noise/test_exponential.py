@@ -95,3 +95,26 @@ def test_errors() -> None:
         report_noisy_max([1.0], sensitivity=1.0, epsilon=1.0, noise="exponential", monotonic=True)
     with pytest.raises(ValueError, match=r"epsilon / sensitivity must be within \[2\*\*-500"):
         exponential(None, [1.0], sensitivity=1e-200, epsilon=1e5)
+
+
+def test_candidates_that_are_no_sequence_are_refused_before_spending() -> None:
+    # a set or a dict passed the length check and failed at the pick, after the debit
+    budget = Budget(10.0)
+    for bad in ({"a", "b"}, {"a": 1, "b": 2}, "ab"):
+        with pytest.raises(TypeError, match=r"candidates must be a sequence .* got"):
+            exponential(bad, [1.0, 2.0], sensitivity=1, epsilon=1.0, budget=budget)
+    assert budget.history == ()
+    import pandas as pd
+
+    series = pd.Series(["a", "b"], index=[10, 20])  # read in order, not by its labels
+    picked = exponential(series, [0.0, 1e6], sensitivity=1, epsilon=1.0, budget=budget, rng=0)
+    assert picked.value == "b"
+
+
+@pytest.mark.parametrize("flag", ["False", 1, None])
+def test_monotonic_must_be_a_bool(flag: object) -> None:
+    # any truthy value switched to the monotonic law: the string "False" meant True
+    with pytest.raises(TypeError, match=r"monotonic must be True or False, got"):
+        exponential(None, [1.0, 2.0], sensitivity=1, epsilon=1.0, monotonic=flag)
+    with pytest.raises(TypeError, match=r"monotonic must be True or False, got"):
+        report_noisy_max([1.0, 2.0], sensitivity=1, epsilon=1.0, monotonic=flag)

@@ -92,3 +92,15 @@ def test_errors() -> None:
         randomized_response_epsilon(1.0)
     with pytest.raises(ValueError, match="the release holds no responses"):
         estimate_frequencies(randomized_response([], epsilon=1.0))
+
+
+def test_estimates_are_refused_where_they_cannot_be_inverted() -> None:
+    # at epsilon <= 1e-17, p == q in floating point: the estimate was NaN or +-inf
+    from dpatlas.core import laplace
+
+    for eps in (1e-17, 1e-300):
+        rel = randomized_response(np.array([0, 1, 1]), epsilon=eps, rng=3)
+        with pytest.raises(ValueError, match=rf"epsilon={eps:g} is too small to invert"):
+            estimate_frequencies(rel)
+    with pytest.raises(ValueError, match=r"'laplace' is not a randomized_response release"):
+        estimate_frequencies(laplace(1.0, sensitivity=1, epsilon=1.0, rng=0))

@@ -52,7 +52,7 @@ class BudgetAmount(NamedTuple):
 
 def rho_for_total(epsilon: float, delta: float) -> float:
     """Largest ρ whose zCDP guarantee implies (ε, δ)-DP: ``(sqrt(L + ε) − sqrt(L))²``, L = ln(1/δ)."""
-    log_term = math.log(1 / delta)
+    log_term = -math.log(delta)
     return (math.sqrt(log_term + epsilon) - math.sqrt(log_term)) ** 2
 
 
@@ -182,7 +182,7 @@ class Budget:
                 (r.rho if r.rho is not None else dec(pure_to_zcdp(float(r.epsilon))) for r in rows),
                 Decimal(0),
             )
-            eps = rho + 2 * (rho * dec(math.log(1 / self.total.delta))).sqrt()
+            eps = rho + 2 * (rho * dec(-math.log(self.total.delta))).sqrt()
             return eps, dec(self.total.delta) if rows else Decimal(0)
         return sum((r.epsilon for r in rows), Decimal(0)), sum((r.delta for r in rows), Decimal(0))
 
@@ -271,8 +271,10 @@ class Budget:
         """
         return tuple(self._made)
 
-    def record_products(self, spend: Spend, paths: Sequence[str | Path]) -> None:
+    def record_products(self, spend: Spend, paths: str | Path | Sequence[str | Path]) -> None:
         """Record the files a release was written to, beside its spend (no privacy cost).
+
+        ``paths`` is one path or a sequence of them.
 
         Examples
         --------
@@ -289,6 +291,8 @@ class Budget:
                 "spend has no id: record products of a spend returned by Budget.spend or "
                 "listed in Budget.made_here"
             )
+        if isinstance(paths, (str, Path)):  # one file, not its characters
+            paths = [paths]
         files = [str(Path(p).resolve()) for p in paths]
         self._store.add_products(spend.id, files, _now())  # type: ignore[attr-defined]
 

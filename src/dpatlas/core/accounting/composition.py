@@ -55,7 +55,7 @@ def advanced_composition(
     if d >= 1:
         raise ValueError(f"delta must be < 1, got {d!r}")
     basic = (n * eps, min(n * d, 1.0))
-    advanced = math.sqrt(2 * n * math.log(1 / slack)) * eps + n * eps * math.expm1(eps)
+    advanced = math.sqrt(2 * n * -math.log(slack)) * eps + n * eps * math.expm1(eps)
     if basic[0] <= advanced:
         return basic
     return advanced, min(n * d + slack, 1.0)
@@ -72,7 +72,7 @@ def zcdp_to_approx_dp(rho: float, delta: float) -> float:
     0.0
     """
     r, d = _nonneg(rho, "rho"), _unit(delta, "delta")
-    return r + 2 * math.sqrt(r * math.log(1 / d))
+    return r + 2 * math.sqrt(r * -math.log(d))
 
 
 def pure_to_zcdp(epsilon: float) -> float:

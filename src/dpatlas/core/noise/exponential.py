@@ -30,7 +30,7 @@ which cannot move a decision at the ``2**-64`` level).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -107,6 +107,18 @@ def _select(
     note: str,
 ) -> Release:
     delta_u, eps = check_sensitivity(sensitivity), check_epsilon(epsilon)
+    if not isinstance(monotonic, (bool, np.bool_)):
+        raise TypeError(f"monotonic must be True or False, got {monotonic!r}")
+    monotonic = bool(monotonic)
+    if candidates is not None:
+        if isinstance(candidates, (str, bytes, set, frozenset, Mapping)) or not hasattr(
+            candidates, "__len__"
+        ):
+            raise TypeError(
+                "candidates must be a sequence (list, tuple, array) in the order of the scores, "
+                f"got {type(candidates).__name__}; e.g. pass list(candidates)"
+            )
+        candidates = list(candidates)  # positions, not labels: a Series is read in order
     _factor(eps, delta_u, monotonic)
     charge = open_charge(Cost.pure(eps), budget, mechanism=mechanism, note=note)
     u = as_float_array(scores, "scores")

@@ -203,7 +203,18 @@ def estimate_frequencies(release: Release) -> FrequencyEstimate:
     >>> abs(float(est.estimate[1]) - 0.3) < 4 * float(np.sqrt(est.variance[1]))
     True
     """
+    if "categories" not in release.metadata or "p_truth" not in release.metadata:
+        raise ValueError(
+            f"release {release.mechanism!r} is not a randomized_response release; "
+            "estimate_frequencies reads only those"
+        )
     k, p = int(release.metadata["categories"]), float(release.metadata["p_truth"])
+    if not p - (1 - p) / (k - 1) > 0:  # ε so small that p = q in floating point
+        raise ValueError(
+            f"epsilon={release.epsilon:g} is too small to invert: the truthful and the other "
+            "answers are equally likely in floating point, so the responses carry no "
+            "estimable signal; use a larger epsilon"
+        )
     labels = release.metadata.get("labels")
     flat = np.asarray(release.value, dtype=object if labels else np.int64).reshape(-1)
     if labels:

@@ -61,6 +61,7 @@ from typing import NamedTuple
 import numpy as np
 
 from dpatlas.core.release import Release, noise_model
+from dpatlas.core.validation import check_level
 from dpatlas.spatial.grid import Grid
 from dpatlas.spatial.methods._tree_release import tree_of
 from dpatlas.spatial.products._noise_sums import NoiseSum, one_sided
@@ -93,23 +94,6 @@ def containing(
     """
     shown = np.maximum(np.asarray(estimate, dtype=np.float64), 0.0)
     return np.minimum(low, shown), np.maximum(high, shown)
-
-
-def check_level(level: float) -> float:
-    """``level`` as a float in (0, 1), or a ValueError naming it.
-
-    Examples
-    --------
-    >>> check_level(0.9)
-    0.9
-    >>> check_level(95)
-    Traceback (most recent call last):
-    ...
-    ValueError: level must be in (0, 1), got 95; e.g. 0.95
-    """
-    if isinstance(level, bool) or not (isinstance(level, (int, float)) and 0.0 < level < 1.0):
-        raise ValueError(f"level must be in (0, 1), got {level!r}; e.g. 0.95")
-    return float(level)
 
 
 @dataclass(frozen=True, eq=False)
