@@ -173,6 +173,28 @@ def release_options() -> argparse.ArgumentParser:
     return parent
 
 
+def check_input_file(flag: str, path: Path, what: str) -> None:
+    """Refuse an input ``path`` that is a directory or missing, naming ``flag`` and ``what``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp())
+    >>> check_input_file("EDGES", d, "the edge list file")
+    Traceback (most recent call last):
+    ...
+    dpatlas.cli._common.UsageError: EDGES ... is a directory; give the edge list file
+    >>> check_input_file("EDGES", d / "missing.txt", "the edge list file")
+    Traceback (most recent call last):
+    ...
+    dpatlas.cli._common.UsageError: EDGES file not found: ...missing.txt; check the path
+    """
+    if path.is_dir():
+        raise UsageError(f"{flag} {path} is a directory; give {what}")
+    if not path.is_file():
+        raise UsageError(f"{flag} file not found: {path}; check the path")
+
+
 def check_output_path(flag: str, path: Path, inputs: Mapping[str, Path | None]) -> None:
     """Refuse an output ``path`` that cannot be written, before anything is read or spent.
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from dpatlas.cli._common import UsageError
+from dpatlas.cli._common import UsageError, check_input_file
 
 __all__ = ["check_lonlat", "parse_crs", "study_area_grid", "suggest_crs"]
 
@@ -176,8 +176,7 @@ def study_area_grid(
             check_lonlat(bounds)
         outline = gpd.GeoSeries([box(*bounds)], crs=given)
     else:
-        if not study_area.is_file():
-            raise UsageError(f"--study-area file not found: {study_area}; check the path")
+        check_input_file("--study-area", study_area, "the study area's vector file")
         area = read_vector(study_area, layer=layer, what="--study-area")
         if area.crs is None:
             raise UsageError(

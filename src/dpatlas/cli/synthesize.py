@@ -11,6 +11,7 @@ from dpatlas.cli._common import (
     UsageError,
     add_command,
     budget_summary,
+    check_input_file,
     check_output_path,
     positive_float,
     release_budget,
@@ -92,10 +93,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
         )
     if args.nodes is not None and args.nodes < 1:
         raise UsageError(f"--nodes must be a whole number >= 1, got {args.nodes}")
-    if args.edges.is_dir():
-        raise UsageError(f"EDGES {args.edges} is a directory; give the edge list file")
-    if not args.edges.is_file():
-        raise UsageError(f"EDGES file not found: {args.edges}; check the path")
+    check_input_file("EDGES", args.edges, "the edge list file")
     inputs = {"EDGES": args.edges, "--ledger": args.ledger, "--node-list": args.node_list}
     for flag, path in (("--out", args.out), ("--communities", args.communities)):
         if path is not None:

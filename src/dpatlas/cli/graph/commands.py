@@ -11,6 +11,7 @@ from dpatlas.cli._common import (
     UsageError,
     add_command,
     budget_summary,
+    check_input_file,
     positive_float,
     release_budget,
 )
@@ -115,10 +116,7 @@ def _checked(stat: Statistic, args: argparse.Namespace) -> dict[str, Any]:
             "The nodes seen in the edge list depend on the data, so a release on them is not "
             "edge-DP: nothing was read or spent"
         )
-    if args.edges.is_dir():
-        raise UsageError(f"EDGES {args.edges} is a directory; give the edge list file")
-    if not args.edges.is_file():
-        raise UsageError(f"EDGES file not found: {args.edges}; check the path")
+    check_input_file("EDGES", args.edges, "the edge list file")
     method = getattr(args, "method", None)
     delta = getattr(args, "delta", 0.0)
     if delta and method not in stat.delta_methods:
@@ -158,8 +156,7 @@ def read_node_list(path: Path) -> Any:
     """The public node ids listed in ``path`` (one integer per line, ``#`` comments)."""
     import numpy as np
 
-    if not path.is_file():
-        raise UsageError(f"--node-list file not found: {path}; check the path")
+    check_input_file("--node-list", path, "the file of node ids")
     try:
         return np.loadtxt(path, dtype=np.int64, comments="#", ndmin=1)
     except ValueError as exc:

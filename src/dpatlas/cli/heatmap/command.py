@@ -11,6 +11,7 @@ from dpatlas.cli._common import (
     UsageError,
     add_command,
     budget_summary,
+    check_input_file,
     positive_float,
     release_budget,
 )
@@ -180,8 +181,7 @@ def read_points(path: Path, csv: dict[str, Any] | None = None, layer: str | None
     """Sites from a vector file, a CSV (``csv``: the reader's options) or a GBIF download."""
     from dpatlas.spatial import read_gbif, read_sites
 
-    if not path.is_file():
-        raise UsageError(f"POINTS file not found: {path}; check the path")
+    check_input_file("POINTS", path, "the file of sites")
     names = [s.lower() for s in path.suffixes if s.lower() not in (".gz", ".zip")]
     if names and names[-1] == ".txt":
         return read_gbif(path)

@@ -42,8 +42,6 @@ def check_outputs(paths: list[Path], args: argparse.Namespace, flag: str = "--ou
             raise UsageError(f"{flag} must end in {', '.join(OUT_SUFFIXES)}, got {str(path)!r}")
         if path.resolve() in seen:
             raise UsageError(f"{flag} {path} is given twice; give each file once")
-        if path.is_dir():
-            raise UsageError(f"{flag} {path} is a directory; give a file such as {path}/map.gpkg")
         check_output_path(flag, path, inputs)
         seen.add(path.resolve())
 
