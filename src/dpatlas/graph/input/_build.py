@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 INT32_MAX = np.iinfo(np.int32).max
@@ -66,3 +68,13 @@ def symmetric_csr(u: np.ndarray, v: np.ndarray, n: int) -> tuple[np.ndarray, np.
     indptr = np.zeros(n + 1, dtype=dtype)
     np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
     return indptr, cols.astype(dtype)
+
+
+def is_zero_to_n(ids: Any, n: int) -> bool:
+    """True when ``ids`` is an integer array holding exactly ``0 .. n-1`` in some order.
+
+    Such ids are the user's own names (not read off the edges), so they may be published.
+    """
+    if not isinstance(ids, np.ndarray) or not np.issubdtype(ids.dtype, np.integer):
+        return False
+    return bool(ids.size == n and np.array_equal(np.sort(ids), np.arange(n)))

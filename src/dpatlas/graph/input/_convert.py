@@ -11,7 +11,13 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from dpatlas.graph.input._build import compact_ids, index_dtype, symmetric_csr, unused_ids
+from dpatlas.graph.input._build import (
+    compact_ids,
+    index_dtype,
+    is_zero_to_n,
+    symmetric_csr,
+    unused_ids,
+)
 
 _KINDS = (
     "a networkx.Graph, an EdgeGraph, an (m, 2) integer array of edges "
@@ -151,13 +157,9 @@ def from_edges(
         "ids": ids,
         "nodes_public": n is not None or nodes is not None,
         # names from the user: nodes=, or ids that are exactly 0 .. n-1 (not relabelled)
-        "ids_public": nodes is not None or (n is not None and ids.size == n and _is_range(ids)),
+        "ids_public": nodes is not None or (n is not None and is_zero_to_n(ids, n)),
     }
     return parts, n_loops
-
-
-def _is_range(ids: np.ndarray) -> bool:
-    return bool(ids.size == 0 or (int(ids[0]) == 0 and np.all(np.diff(ids) == 1)))
 
 
 def _relabel(u: np.ndarray, v: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import scipy.sparse as sp
 
-from dpatlas.graph.input._build import unused_ids
+from dpatlas.graph.input._build import is_zero_to_n, unused_ids
 from dpatlas.graph.input._convert import from_edges, from_networkx, from_scipy, is_networkx_graph
 
 if TYPE_CHECKING:
@@ -197,7 +197,7 @@ def as_edge_graph(graph: Any, *, n: int | None = None, nodes: Any = None) -> Edg
         _check_n(n, graph.n, "the EdgeGraph")
         if n is None or graph.nodes_public:
             return graph
-        return replace(graph, nodes_public=True, ids_public=_zero_to_n(graph.ids, n))
+        return replace(graph, nodes_public=True, ids_public=is_zero_to_n(graph.ids, n))
     if is_networkx_graph(graph):
         _no_nodes(nodes, "a networkx graph")
         parts = from_networkx(graph)
@@ -225,16 +225,8 @@ def _with_isolated_nodes(graph: EdgeGraph, n: int) -> EdgeGraph:
     else:
         ids = (*graph.ids, *(f"isolated-{i}" for i in range(extra)))
     return EdgeGraph(
-        n, indptr, graph.indices, ids, nodes_public=True, ids_public=_zero_to_n(ids, n)
+        n, indptr, graph.indices, ids, nodes_public=True, ids_public=is_zero_to_n(ids, n)
     )
-
-
-def _zero_to_n(ids: np.ndarray | tuple[Any, ...], n: int) -> bool:
-    """True when the integer ids are exactly ``0 .. n-1`` in some order (public names)."""
-    arr = np.asarray(ids) if isinstance(ids, np.ndarray) else None
-    if arr is None or not np.issubdtype(arr.dtype, np.integer):
-        return False
-    return bool(np.array_equal(np.sort(arr), np.arange(n)))
 
 
 def _check_n(n: int | None, actual: int, what: str) -> None:
