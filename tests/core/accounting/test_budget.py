@@ -127,3 +127,18 @@ def test_record_products_takes_one_path_or_several(tmp_path) -> None:
     budget.record_products(spend, [tmp_path / "a.gpkg", str(tmp_path / "b.tif")])
     names = sorted(p.rsplit("/", 1)[1] for p in budget.history[0].products)
     assert names == ["a.gpkg", "b.tif", "map.html", "map.png"]
+
+
+@pytest.mark.parametrize("total_eps", [0.1, 0.5, 1.0, 3.5, 7.0])
+@pytest.mark.parametrize("total_delta", [1e-5, 1e-7, 3e-8, 1e-12])
+def test_zcdp_budget_admits_its_whole_rho_and_not_a_hair_more(
+    total_eps: float, total_delta: float
+) -> None:
+    rho = rho_for_total(total_eps, total_delta)
+    whole = Budget(total_eps, total_delta, accounting="zcdp")
+    whole.spend(total_eps, total_delta, rho=rho, mechanism="gaussian")
+    assert whole.remaining.epsilon == pytest.approx(0.0, abs=1e-12)
+    over = Budget(total_eps, total_delta, accounting="zcdp")
+    with pytest.raises(BudgetExceededError):
+        over.spend(total_eps, total_delta, rho=rho * (1 + 1e-12), mechanism="gaussian")
+    assert over.history == ()

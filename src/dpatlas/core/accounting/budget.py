@@ -30,7 +30,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime, timezone
-from decimal import Decimal
+from decimal import Decimal, localcontext
 from pathlib import Path
 from typing import NamedTuple
 
@@ -51,9 +51,34 @@ class BudgetAmount(NamedTuple):
 
 
 def rho_for_total(epsilon: float, delta: float) -> float:
-    """Largest ρ whose zCDP guarantee implies (ε, δ)-DP: ``(sqrt(L + ε) − sqrt(L))²``, L = ln(1/δ)."""
-    log_term = -math.log(delta)
-    return (math.sqrt(log_term + epsilon) - math.sqrt(log_term)) ** 2
+    """Largest ρ whose zCDP guarantee implies (ε, δ)-DP: ``(sqrt(L + ε) − sqrt(L))²``, L = ln(1/δ).
+
+    Rounded down, so that a zCDP budget of ``(epsilon, delta)`` admits a spend of exactly this
+    ρ (it is the bound :class:`Budget` checks, in decimals).
+
+    Examples
+    --------
+    >>> round(rho_for_total(1.0, 1e-6), 6)
+    0.017469
+    >>> b = Budget(1.0, 1e-6, accounting="zcdp")
+    >>> _ = b.spend(1.0, 1e-6, rho=rho_for_total(1.0, 1e-6), mechanism="gaussian")
+    >>> b.remaining.epsilon
+    0.0
+    """
+    bound = _rho_bound(epsilon, delta)
+    rho = float(bound)
+    while dec(rho) > bound:
+        rho = math.nextafter(rho, 0.0)
+    return rho
+
+
+def _rho_bound(epsilon: float, delta: float) -> Decimal:
+    """``(sqrt(L + ε) − sqrt(L))²`` in decimals, L = ln(1/δ) as the ledger's accounting reads it."""
+    with localcontext() as ctx:
+        ctx.prec = 50
+        log_term = dec(-math.log(delta))
+        root = (log_term + dec(epsilon)).sqrt() - log_term.sqrt()
+        return +(root * root)
 
 
 def _now() -> str:
@@ -175,13 +200,17 @@ class Budget:
         """Every spend so far, oldest first."""
         return tuple(self._store.rows())  # type: ignore[attr-defined]
 
+    @staticmethod
+    def _rho(rows: Sequence[Spend]) -> Decimal:
+        # rows without rho are pure spends of older ledgers: Cost gives their ε²/2
+        return sum(
+            (r.rho if r.rho is not None else dec(pure_to_zcdp(float(r.epsilon))) for r in rows),
+            Decimal(0),
+        )
+
     def _used(self, rows: Sequence[Spend]) -> tuple[Decimal, Decimal]:
         if self.accounting == "zcdp":
-            # rows without rho are pure spends of older ledgers: Cost gives their ε²/2
-            rho = sum(
-                (r.rho if r.rho is not None else dec(pure_to_zcdp(float(r.epsilon))) for r in rows),
-                Decimal(0),
-            )
+            rho = self._rho(rows)
             eps = rho + 2 * (rho * dec(-math.log(self.total.delta))).sqrt()
             return eps, dec(self.total.delta) if rows else Decimal(0)
         return sum((r.epsilon for r in rows), Decimal(0)), sum((r.delta for r in rows), Decimal(0))
@@ -218,7 +247,12 @@ class Budget:
 
     def _admit(self, rows: Sequence[Spend]) -> None:
         eps, delta = self._used(rows)
-        if eps > dec(self.total.epsilon) or delta > dec(self.total.delta):
+        if self.accounting == "zcdp":
+            # Σρ <= ρ* is the same test as ε(Σρ) <= ε, without the rounding of the square root
+            over = self._rho(rows) > _rho_bound(self.total.epsilon, self.total.delta)
+        else:
+            over = eps > dec(self.total.epsilon) or delta > dec(self.total.delta)
+        if over:
             before_eps, before_delta = self._used(rows[:-1])
             new = rows[-1]
             raise BudgetExceededError(
