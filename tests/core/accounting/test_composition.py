@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import re
+from collections.abc import Callable
 
 import pytest
 
@@ -92,3 +94,21 @@ def test_group_privacy() -> None:
         group_privacy(1.0, 0.0, -3)
     with pytest.raises(ValueError, match="delta must be a finite number >= 0, got -1e-06"):
         group_privacy(1.0, -1e-6, 2)
+
+
+def test_advanced_composition_with_e_to_the_epsilon_beyond_floats_is_basic() -> None:
+    assert advanced_composition(1e3, 0.0, 10, delta_slack=1e-6) == (10_000.0, 0.0)
+
+
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (lambda: group_privacy(1.0, 1e-6, 10**400), "k * epsilon"),
+        (lambda: advanced_composition(1e6, 0.0, 10**400, delta_slack=1e-6), "k * epsilon"),
+        (lambda: zcdp_to_approx_dp(1e308, 1e-300), "the epsilon of this rho"),
+        (lambda: pure_to_zcdp(1e200), "rho = epsilon**2 / 2"),
+    ],
+)
+def test_totals_beyond_the_floats_name_what_overflowed(call: Callable, name: str) -> None:
+    with pytest.raises(OverflowError, match=f"^{re.escape(name)} is above the largest float"):
+        call()

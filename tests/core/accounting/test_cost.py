@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import re
+from collections.abc import Callable
 from decimal import Decimal
 from fractions import Fraction
 
@@ -115,3 +117,21 @@ def test_zcdp_budget_debits_the_cost_rho() -> None:
     assert [float(s.rho) for s in budget.history] == [0.01, Cost.pure(0.1).rho]
     with pytest.raises(ValueError, match="has no zCDP cost"):
         open_charge(Cost.approx(0.1, 1e-8), budget, mechanism="s")
+
+
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (lambda: Cost(1e200), "rho = epsilon**2 / 2"),
+        (lambda: Cost.pure(1e6) * 10**300, "the k-fold rho"),
+        (lambda: Cost.compose([Cost.zcdp(1.0, 1e-6, 1e308)] * 3), "the composed rho"),
+        (lambda: Cost(1e300, 0.5, 1.0) * 10**10, "the k-fold epsilon"),
+    ],
+)
+def test_costs_beyond_the_floats_name_what_overflowed(call: Callable, name: str) -> None:
+    with pytest.raises(OverflowError, match=f"^{re.escape(name)} is above the largest float"):
+        call()
+
+
+def test_a_k_fold_delta_is_capped_at_one_before_it_can_overflow() -> None:
+    assert (Cost(1e-300, 0.5, 1e-300) * 10**310).delta == 1.0

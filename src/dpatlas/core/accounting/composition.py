@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
+from collections.abc import Callable
 from typing import Any
 
 from dpatlas.core.accounting.cost import Cost
@@ -24,6 +26,20 @@ def _nonneg(x: Any, name: str) -> float:
     if not (math.isfinite(v) and v >= 0):
         raise ValueError(f"{name} must be a finite number >= 0, got {v!r}")
     return v
+
+
+def _finite(compute: Callable[[], float], name: str) -> float:
+    """``compute()``, or an OverflowError naming ``name`` when it is beyond the float range."""
+    try:
+        value = compute()
+    except OverflowError:
+        value = math.inf
+    if not math.isfinite(value):
+        raise OverflowError(
+            f"{name} is above the largest float ({sys.float_info.max:.3g}): it protects "
+            "nothing and cannot be accounted; use a smaller epsilon or a smaller k"
+        )
+    return value
 
 
 def _unit(x: Any, name: str) -> float:
@@ -54,8 +70,11 @@ def advanced_composition(
     slack = _unit(delta_slack, "delta_slack")
     if d >= 1:
         raise ValueError(f"delta must be < 1, got {d!r}")
-    basic = (n * eps, min(n * d, 1.0))
-    advanced = math.sqrt(2 * n * -math.log(slack)) * eps + n * eps * math.expm1(eps)
+    basic = (_finite(lambda: n * eps, "k * epsilon"), min(n * d, 1.0))
+    try:
+        advanced = math.sqrt(2 * n * -math.log(slack)) * eps + n * eps * math.expm1(eps)
+    except OverflowError:  # e^ε beyond the floats: the advanced bound is the worse one
+        advanced = math.inf
     if basic[0] <= advanced:
         return basic
     return advanced, min(n * d + slack, 1.0)
@@ -72,7 +91,7 @@ def zcdp_to_approx_dp(rho: float, delta: float) -> float:
     0.0
     """
     r, d = _nonneg(rho, "rho"), _unit(delta, "delta")
-    return r + 2 * math.sqrt(r * -math.log(d))
+    return _finite(lambda: r + 2 * math.sqrt(r * -math.log(d)), "the epsilon of this rho")
 
 
 def pure_to_zcdp(epsilon: float) -> float:
@@ -105,7 +124,8 @@ def group_privacy(epsilon: float, delta: float, k: int) -> tuple[float, float]:
     n = check_positive_int(k, "k")
     if d >= 1:
         raise ValueError(f"delta must be < 1, got {d!r}")
+    total = _finite(lambda: n * eps, "k * epsilon")
     if d == 0 or n == 1:
-        return n * eps, d
-    log_delta = math.log(n) + (n - 1) * eps + math.log(d)
-    return n * eps, 1.0 if log_delta >= 0 else math.exp(log_delta)
+        return total, d
+    log_delta = math.log(n) + total - eps + math.log(d)
+    return total, 1.0 if log_delta >= 0 else math.exp(log_delta)

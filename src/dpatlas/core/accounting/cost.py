@@ -67,6 +67,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -83,8 +84,16 @@ def _typed(x: float) -> Fraction:
     return Fraction(Decimal(repr(float(x))))
 
 
-def _up(x: Fraction) -> float:
-    """The smallest float whose typed decimal is ``>= x``."""
+_LARGEST = Fraction(sys.float_info.max)
+
+
+def _up(x: Fraction, name: str) -> float:
+    """The smallest float whose typed decimal is ``>= x``; ``name`` says what overflowed."""
+    if x > _LARGEST:
+        raise OverflowError(
+            f"{name} is above the largest float ({sys.float_info.max:.3g}): a cost this large "
+            "protects nothing and cannot be accounted; use a smaller epsilon or fewer releases"
+        )
     f = float(x)
     while f > 0 and _typed(math.nextafter(f, 0.0)) >= x:
         f = math.nextafter(f, 0.0)
@@ -103,8 +112,8 @@ def _amount(x: Any, name: str, upper: float = math.inf) -> float:
     return v
 
 
-def _sum(values: Iterable[float]) -> float:
-    return _up(sum((_typed(v) for v in values), Fraction(0)))
+def _sum(values: Iterable[float], name: str) -> float:
+    return _up(sum((_typed(v) for v in values), Fraction(0)), name)
 
 
 @dataclass(frozen=True)
@@ -145,7 +154,8 @@ class Cost:
             rho = _amount(self.rho, "rho")
         elif delta == 0:
             x = _typed(eps)
-            rho = _up(x * x / 2)  # ε²/2, rounded up: the one place this conversion is made
+            # ε²/2, rounded up: the one place this conversion is made
+            rho = _up(x * x / 2, "rho = epsilon**2 / 2")
         else:
             rho = None
         object.__setattr__(self, "epsilon", eps)
@@ -184,9 +194,13 @@ class Cost:
             if not isinstance(part, Cost):
                 raise TypeError(f"costs must be Cost values, got {part!r}")
         rhos = [p.rho for p in parts]
-        delta = min(_sum(p.delta for p in parts), 1.0)
-        rho = None if any(r is None for r in rhos) else _sum(r for r in rhos if r is not None)
-        return cls(_sum(p.epsilon for p in parts), delta, rho)
+        delta = _up(min(sum((_typed(p.delta) for p in parts), Fraction(0)), Fraction(1)), "delta")
+        rho = (
+            None
+            if any(r is None for r in rhos)
+            else _sum((r for r in rhos if r is not None), "the composed rho")
+        )
+        return cls(_sum((p.epsilon for p in parts), "the composed epsilon"), delta, rho)
 
     def __add__(self, other: Cost) -> Cost:
         """Sequential composition (Dwork & Roth 2014, Thm. 3.16; zCDP: Bun & Steinke, Lemma 2.3)."""
@@ -199,9 +213,9 @@ class Cost:
         if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 0:
             raise TypeError(f"a cost can be multiplied by an integer k >= 0, got {k!r}")
         n = int(k)
-        delta = min(_up(_typed(self.delta) * n), 1.0)
-        rho = None if self.rho is None else _up(_typed(self.rho) * n)
-        return Cost(_up(_typed(self.epsilon) * n), delta, rho)
+        delta = _up(min(_typed(self.delta) * n, Fraction(1)), "delta")
+        rho = None if self.rho is None else _up(_typed(self.rho) * n, "the k-fold rho")
+        return Cost(_up(_typed(self.epsilon) * n, "the k-fold epsilon"), delta, rho)
 
     __rmul__ = __mul__
 
