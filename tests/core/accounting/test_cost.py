@@ -122,7 +122,7 @@ def test_zcdp_budget_debits_the_cost_rho() -> None:
 @pytest.mark.parametrize(
     ("call", "name"),
     [
-        (lambda: Cost(1e200), "rho = epsilon**2 / 2"),
+        (lambda: Cost(1e200), "rho = epsilon²/2"),
         (lambda: Cost.pure(1e6) * 10**300, "the k-fold rho"),
         (lambda: Cost.compose([Cost.zcdp(1.0, 1e-6, 1e308)] * 3), "the composed rho"),
         (lambda: Cost(1e300, 0.5, 1.0) * 10**10, "the k-fold epsilon"),

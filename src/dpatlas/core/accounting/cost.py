@@ -155,7 +155,7 @@ class Cost:
         elif delta == 0:
             x = _typed(eps)
             # ε²/2, rounded up: the one place this conversion is made
-            rho = _up(x * x / 2, "rho = epsilon**2 / 2")
+            rho = _up(x * x / 2, "rho = epsilon²/2")
         else:
             rho = None
         object.__setattr__(self, "epsilon", eps)
