@@ -155,6 +155,19 @@ def check_positive_int(x: Any, name: str, *, minimum: int = 1) -> int:
     return int(x)
 
 
+def _is_real(v: Any) -> bool:
+    return isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
+
+
+def _as_floats(arr: np.ndarray, name: str) -> np.ndarray:
+    try:
+        return arr.astype(np.float64)
+    except OverflowError:
+        raise ValueError(
+            f"{name} must be finite numbers, got an integer beyond the float range"
+        ) from None
+
+
 def _as_numeric_array(values: Any, name: str) -> np.ndarray:
     try:
         arr = np.asarray(values)
@@ -162,6 +175,8 @@ def _as_numeric_array(values: Any, name: str) -> np.ndarray:
         raise ValueError(
             f"{name} must be a scalar or a rectangular array; got nested sequences of unequal lengths"
         ) from None
+    if arr.dtype == object and arr.size and all(_is_real(v) for v in arr.flat):
+        arr = _as_floats(arr, name)  # e.g. Python ints beyond int64, Fractions
     if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
         raise TypeError(f"{name} must be numbers (a scalar or an array), got dtype {arr.dtype}")
     if np.iscomplexobj(arr):

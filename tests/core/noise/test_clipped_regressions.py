@@ -78,3 +78,11 @@ def test_clipped_bounds_beyond_the_float_range(lower, upper, name):
     # was OverflowError: int too large to convert to float
     with pytest.raises(ValueError, match=rf"{name} must be a finite number \(a public bound\)"):
         clipped_mean([0.0], lower=lower, upper=upper, epsilon=1.0)
+
+
+def test_clipped_bounds_may_be_fractions():
+    # was "lower must be a finite number (a public bound), got Fraction(0, 1)"
+    from fractions import Fraction
+
+    rel = clipped_sum([1.0, 2.0, 3.0], lower=Fraction(0), upper=Fraction(1, 3), epsilon=1.0, rng=0)
+    assert rel.sensitivity == pytest.approx(1 / 3)

@@ -25,3 +25,11 @@ def test_laplace_scale_of_a_huge_sensitivity_is_finite():
     rel = laplace(0, sensitivity=6.8576518160073485e302, epsilon=1.0, rng=0)
     assert rel.scale == pytest.approx(6.8576518160073485e302, rel=1e-5)
     assert math.isfinite(rel.value)
+
+
+def test_laplace_python_ints_beyond_int64_are_numbers():
+    # was "values must be numbers (a scalar or an array), got dtype object"
+    assert laplace(10**30, sensitivity=1.0, epsilon=1.0, rng=0).value == 1e30
+    assert laplace([10**30, 1], sensitivity=1.0, epsilon=1.0, rng=0).value.shape == (2,)
+    with pytest.raises(ValueError, match="values must be finite numbers, got an integer beyond"):
+        laplace(10**400, sensitivity=1.0, epsilon=1.0, rng=0)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from dpatlas import Budget, randomized_response
+from dpatlas.core import estimate_frequencies
 
 
 def test_randomized_response_bool_categories_message():
@@ -35,3 +36,22 @@ def test_randomized_response_categories_beyond_int64_refused_before_spending():
         randomized_response([0], epsilon=1.0, categories=2**63, budget=budget, rng=0)
     assert budget.history == ()
     assert randomized_response([0], epsilon=1.0, categories=2**62, rng=0).value.shape == (1,)
+
+
+def test_randomized_response_labels_that_are_one_key_are_named_before_spending():
+    # was "categories must hold at least 2 distinct labels" for [1, True, 0]
+    budget = Budget(1.0)
+    with pytest.raises(ValueError, match=r"got 1 and True, which are one key in Python"):
+        randomized_response([1, 0], epsilon=1.0, categories=[1, True, 0], budget=budget, rng=0)
+    assert budget.history == ()
+
+
+def test_randomized_response_tuple_labels_stay_whole():
+    # was "value 1 is not one of the categories": the tuples were split into an array's columns
+    labels = [(1, 2), (3, 4), (5, 6)]
+    rel = randomized_response([(1, 2), (3, 4)] * 50, epsilon=30.0, categories=labels, rng=0)
+    assert rel.value.shape == (100,)
+    assert list(rel.value[:2]) == [(1, 2), (3, 4)]
+    freq = estimate_frequencies(rel)
+    assert freq.n == 100
+    assert freq.estimate == pytest.approx([0.5, 0.5, 0.0])

@@ -29,6 +29,7 @@ moves ``U`` by at most ``b - a`` units, so ``U`` plus discrete Laplace noise of 
 from __future__ import annotations
 
 import math
+import numbers
 from fractions import Fraction
 from typing import Any
 
@@ -55,7 +56,7 @@ __all__ = ["clipped_mean", "clipped_sum"]
 
 def _bound(name: str, v: Any) -> float:
     number = math.nan
-    if isinstance(v, (int, float, np.number)) and not isinstance(v, bool):
+    if isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)):
         try:
             number = float(v)
         except OverflowError:  # an int beyond the float range

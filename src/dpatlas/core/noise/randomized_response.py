@@ -94,9 +94,17 @@ def _labels(values: Any, categories: Any) -> tuple[np.ndarray, list[Any] | None,
         index = {c: i for i, c in enumerate(labels)}
     except TypeError:
         raise TypeError(f"categories must be hashable labels, got {categories!r}") from None
-    if len(index) < 2 or len(index) != len(labels):
-        raise ValueError("categories must hold at least 2 distinct labels")
-    items = np.asarray(values, dtype=object)
+    if len(index) != len(labels):
+        first, again = _equal_keys(labels)
+        raise ValueError(
+            f"categories must be distinct labels, got {first!r} and {again!r}, which are one "
+            "key in Python (1 == 1.0 == True); give each label once"
+        )
+    if len(index) < 2:
+        raise ValueError(f"categories must hold at least 2 distinct labels, got {labels!r}")
+    # tuple labels: values is a sequence of labels, not an array with a dimension per item
+    tuples = any(isinstance(c, tuple) for c in labels)
+    items = _object_array(list(values)) if tuples else np.asarray(values, dtype=object)
     try:
         x = np.vectorize(index.__getitem__, otypes=[np.int64])(items) if items.size else items
     except KeyError as err:
@@ -104,6 +112,24 @@ def _labels(values: Any, categories: Any) -> tuple[np.ndarray, list[Any] | None,
     except TypeError as err:  # an unhashable value such as a dict or a list
         raise TypeError(f"values must be labels from categories, got {values!r}: {err}") from None
     return np.asarray(x, dtype=np.int64).reshape(items.shape), labels, len(labels)
+
+
+def _equal_keys(labels: list[Any]) -> tuple[Any, Any]:
+    """The first two labels that are one dictionary key."""
+    seen: dict[Any, Any] = {}
+    for c in labels:
+        if c in seen:
+            return seen[c], c
+        seen[c] = c
+    raise AssertionError("no repeated label")
+
+
+def _object_array(items: list[Any]) -> np.ndarray:
+    """A 1-D object array holding ``items`` as they are (tuples stay whole)."""
+    out = np.empty(len(items), dtype=object)
+    for i, item in enumerate(items):
+        out[i] = item
+    return out
 
 
 def randomized_response(
@@ -168,7 +194,7 @@ def randomized_response(
         flat[lie] = (flat[lie] + 1 + src.below(k - 1, size=lie.size).astype(np.int64)) % k
     out: Any = flat.reshape(x.shape)
     if labels is not None:
-        out = np.asarray(labels, dtype=object)[out] if out.size else out.astype(object)
+        out = _object_array(labels)[out] if out.size else out.astype(object)
     return charge.release(
         Release,
         value=out,
