@@ -116,10 +116,17 @@ def check_sensitivity(x: Any, name: str = "sensitivity") -> float:
     return v
 
 
-def check_level(level: Any) -> float:
-    """``level`` (of an interval) as a float in (0, 1), or the ValueError every interval raises.
+MAX_LEVEL = 1 - 1e-9
+"""The highest interval level: tails of 1e-9 and more are computed with a margin to spare."""
 
-    Python and numpy real numbers are accepted; a bool is not.
+
+def check_level(level: Any) -> float:
+    """``level`` (of an interval) as a float in (0, 1 - 1e-9], or the ValueError every interval raises.
+
+    Python and numpy real numbers are accepted; a bool is not. Above ``1 - 1e-9`` the tail
+    probabilities are too small for the quantiles of every interval to be computed reliably
+    in floating point (a lattice's folded mass, ``1 - level`` rounding to 0), so such levels
+    are refused rather than answered with an interval that may not hold.
 
     Examples
     --------
@@ -133,6 +140,11 @@ def check_level(level: Any) -> float:
     real = isinstance(level, (int, float, np.integer, np.floating))
     if isinstance(level, (bool, np.bool_)) or not (real and 0.0 < level < 1.0):
         raise ValueError(f"level must be in (0, 1), got {level!r}; e.g. 0.95 for a 95% interval")
+    if level > MAX_LEVEL:
+        raise ValueError(
+            f"level must be at most 1 - 1e-9 (a 99.9999999% interval), got {level!r}: smaller "
+            "tail probabilities are beyond what floating point computes reliably"
+        )
     return float(level)
 
 

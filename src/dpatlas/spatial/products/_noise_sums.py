@@ -7,8 +7,9 @@ independent ``Z_i`` of one registered, symmetric noise law with public scales ``
 * ``"exact"`` — discrete Laplace: the smallest such integer, from the exact distribution of the
   sum (the inverse Fourier transform of ``Π φ_b(t)``, ``φ_b(t) = (1-p)² / (1 - 2p·cos t + p²)``,
   ``p = exp(-1/b)``) on a lattice so wide that the folded tail mass is negligible; a computed
-  probability must reach ``prob + 1e-10``, so floating-point error can only widen ``q``. A
-  single term uses the core's closed form.
+  probability must reach ``prob + 1e-10``, so floating-point error can only widen ``q``; a
+  tail too small for that margin falls back to the Chernoff bound. A single term uses the
+  core's closed form.
 * ``"chernoff"`` — discrete Laplace sums too large for the lattice: the smallest integer ``q``
   with ``exp(-λ(q+1))·E exp(λS) <= 1 - prob``, ``λ`` the minimiser (Chernoff: ``P(S >= t) <=
   e^{-λt} E e^{λS}`` for every ``λ > 0``, so an imprecise minimiser only widens ``q``).
@@ -100,15 +101,24 @@ class NoiseSum:
         n = self.scales.size
         if n == 0 or prob <= 0.5:
             return 0.0
+        if not prob < 1.0:
+            raise ValueError(f"prob must be < 1, got {prob!r}: no finite quantile has it")
         if n == 1:
             return one_sided(self.noise, float(self.scales[0]), prob)
         if self.method == "union bound":
             alpha = (1 - prob) / n
+            if not 1 - alpha < 1.0:
+                raise ValueError(
+                    f"the tail {1 - prob:.3g} shared by {n} noises is below the float "
+                    "resolution; use a lower level or fewer cells"
+                )
             return float(sum(one_sided(self.noise, b, 1 - alpha) for b in self.scales))
         if self.method == "chernoff":
             return self._chernoff(prob)
-        central = self._central_probabilities
-        return float(np.argmax(central >= 2 * prob - 1 + 2 * _TOLERANCE))
+        hit = self._central_probabilities >= 2 * prob - 1 + 2 * _TOLERANCE
+        if not hit.any():  # a tail below the lattice's resolution: the bound holds at any tail
+            return self._chernoff(prob)
+        return float(np.argmax(hit))
 
     def _log_tail(self, t: float) -> float:
         """``min_λ -λt + log E e^{λS}``: the log of Chernoff's bound on ``P(S >= t)``, ``t > 0``."""
