@@ -252,3 +252,23 @@ def test_geotiff_tags_do_not_describe_interval_columns_it_lacks(tmp_path):
         tags = src.tags()
     assert tags["measured_unit"] == "leaf"
     assert not any(key.startswith("interval") for key in tags)
+
+
+def test_a_failed_geopackage_export_leaves_the_existing_file_whole(tmp_path):
+    # was: the file was deleted, then the level refused (the archived release lost)
+    from dpatlas.spatial import read_heatmap
+
+    path = _map().to_file(tmp_path / "map.gpkg")
+    before = path.read_bytes()
+    archived = read_heatmap(path)
+    with pytest.raises(ValueError, match="level must be in"):
+        archived.to_file(path, level=95)
+    assert path.read_bytes() == before
+    archived.to_file(path, level=0.9)  # re-exported over the file it was read from
+    np.testing.assert_array_equal(read_heatmap(path).release.value, archived.release.value)
+    assert [p.name for p in tmp_path.iterdir()] == ["map.gpkg"]
+
+
+def test_an_export_into_a_missing_folder_says_so(tmp_path):
+    with pytest.raises(FileNotFoundError, match=r"in a folder that does not exist; create"):
+        _map().to_file(tmp_path / "nope" / "map.gpkg")

@@ -177,7 +177,7 @@ def test_noise_sum_quantile_grows_with_the_level_beyond_the_lattice_resolution()
     assert q == sorted(q)
     assert q[2] == 53.0  # exact
     assert q[-1] > 53.0  # Chernoff, valid at any tail
-    with pytest.raises(ValueError, match="prob must be < 1, got 1.0"):
+    with pytest.raises(ValueError, match=r"prob must be < 1, got 1\.0"):
         s.upper(1.0)
 
 

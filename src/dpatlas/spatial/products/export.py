@@ -12,6 +12,7 @@ live in :mod:`dpatlas.spatial.products.formats`; their names are exported here t
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -194,6 +195,11 @@ def to_file(
     suffix = path.suffix.lower()
     if suffix not in SUFFIXES:
         raise ValueError(f"path must end in {', '.join(SUFFIXES)}, got {str(path)!r}")
+    if not path.parent.is_dir():
+        raise FileNotFoundError(
+            f"path {str(path)!r} is in a folder that does not exist; create {str(path.parent)!r} "
+            "first"
+        )
     if unit is not None:
         _check_unit(heatmap, unit)
     vector = suffix in (".gpkg", ".geojson", ".json")
@@ -221,13 +227,22 @@ def to_file(
             if unit is not None
             else list(LAYERS)[: 2 if heatmap.measured.unit == "leaf" else 1]
         )
-        path.unlink(missing_ok=True)
-        for name in units:
+        layers = []
+        for name in units:  # every layer built (and every argument checked) before writing
             gdf = to_geodataframe(heatmap, level=level, unit=name)
             facts = gdf.attrs.pop("dpatlas")
             if name == "cell":
                 facts[RECORD_KEY] = json.dumps(release_record(heatmap))
-            gdf.to_file(path, driver="GPKG", layer=LAYERS[name], metadata=facts)
+            layers.append((gdf, LAYERS[name], facts))
+        # a new file beside the old one, moved over it only once whole: a failure leaves an
+        # existing GeoPackage (perhaps the only copy of a release) as it was
+        partial = path.with_name(f".{path.stem}.partial-{os.getpid()}.gpkg")
+        try:
+            for gdf, layer, facts in layers:
+                gdf.to_file(partial, driver="GPKG", layer=layer, metadata=facts)
+            os.replace(partial, path)
+        finally:
+            partial.unlink(missing_ok=True)
         return path
     gdf = to_geodataframe(heatmap, level=level, unit=unit or "cell")
     facts = gdf.attrs.pop("dpatlas")
