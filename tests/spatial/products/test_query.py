@@ -94,8 +94,8 @@ def test_cells_outside_the_release_or_the_grid_count_zero():
         Polygon([(0, 0), (10_000, 0), (0, 10_000)]), cell_size=1_000, crs=3035
     )
     hm = _map(masked)
-    q = hm.query(box(9_000, 9_000, 12_000, 12_000))  # an unreleased corner, and beyond the grid
-    assert (q.n_cells, q.estimate, q.ci_low, q.ci_high) == (0, 0.0, 0.0, 0.0)
+    with pytest.raises(ValueError, match="overlaps none of the released cells"):
+        hm.query(box(9_000, 9_000, 12_000, 12_000))  # an unreleased corner, and beyond the grid
     everything = hm.query(box(-1e6, -1e6, 1e6, 1e6))
     assert everything.n_cells == masked.n_released
     assert everything.estimate == hm.release.value.sum()
@@ -103,7 +103,8 @@ def test_cells_outside_the_release_or_the_grid_count_zero():
 
 def test_polygon_in_another_crs_is_reprojected():
     hm = _map()
-    lonlat = gpd.GeoSeries([box(2_000, 3_000, 5_000, 5_000)], crs=3035).to_crs(4326)
+    cells = gpd.GeoSeries([box(2_000, 3_000, 5_000, 5_000)], crs=3035)
+    lonlat = cells.segmentize(1.0).to_crs(4326)  # the box's edges, faithfully in lon/lat
     q = hm.query(lonlat)
     assert q.estimate == pytest.approx(hm.raw[5:7, 2:5].sum(), rel=1e-6)
 
@@ -190,3 +191,40 @@ def test_levels_above_one_minus_1e9_are_refused() -> None:
         (q.ci_high - q.ci_low) for q in (hm.query(region, level=v) for v in (0.999, 1 - 1e-9))
     ]
     assert widths[1] > widths[0]
+
+
+def test_a_region_that_overlaps_no_released_cell_is_refused() -> None:
+    # was "between 0 and 0 with 95% probability" (often a CRS or axis-order mistake)
+    with pytest.raises(ValueError, match=r"overlaps none of the released cells .*EPSG:3035"):
+        _map().query(box(20_000, 0, 30_000, 5_000))
+
+
+def test_the_share_of_a_region_outside_the_released_cells_is_given_and_said() -> None:
+    q = _map().query(box(5_000, 0, 15_000, 10_000))  # half beyond the grid's east edge
+    assert q.outside == pytest.approx(0.5)
+    assert q.n_whole == 50
+    assert "50% of the region lies outside the released cells" in q.describe()
+    assert _map().query(box(0, 0, 5_000, 5_000)).outside == 0.0
+
+
+def test_several_regions_are_refused_not_unioned() -> None:
+    regions = gpd.GeoSeries([box(0, 0, 2_000, 2_000), box(1_000, 0, 3_000, 2_000)], crs=3035)
+    with pytest.raises(ValueError, match=r"polygon holds 2 geometries; query one region"):
+        _map().query(regions)
+    one = _map().query(regions.iloc[[0]])
+    assert one.n_cells == 4
+
+
+def test_a_region_in_another_crs_is_densified_before_it_is_projected() -> None:
+    # a lon/lat box's sides are curves in EPSG:3035; projecting its 4 corners only gave
+    # chords ~400 m off: 3,000 sites along the south edge, inside the reserve, fell outside
+    # the polygon the interval was proved for, which missed them ([0, 2607])
+    reserve = gpd.GeoSeries([box(10.0, 60.0, 12.0, 61.0)], crs=4326)
+    gen = np.random.default_rng(0)
+    lon, lat = gen.uniform(10.5, 11.5, 3_000), gen.uniform(60.0002, 60.003, 3_000)
+    sites = gpd.GeoSeries(gpd.points_from_xy(lon, lat), crs=4326)
+    x0, y0, x1, y1 = reserve.segmentize(0.001).to_crs(3035).total_bounds
+    grid = Grid.from_bounds((x0 - 2e3, y0 - 2e3, x1 + 2e3, y1 + 2e3), cell_size=1e3, crs=3035)
+    hm = heatmap(sites, grid, method="uniform", target="regions", epsilon=2.0, rng=0)
+    q = hm.query(reserve)
+    assert q.ci_low <= 3_000 <= q.ci_high

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import geopandas as gpd
 import numpy as np
 import shapely
 
@@ -49,6 +50,9 @@ class RegionEstimate:
         The measured units, ``"cell"`` or ``"leaf"``.
     n_whole, n_cut : int
         Measured units wholly inside the region, and cut by its edge.
+    outside : float
+        Share of the region's area outside the released cells (beyond the grid or its study
+        area): sites there are not counted, and ``describe`` says so.
     """
 
     estimate: float
@@ -63,6 +67,7 @@ class RegionEstimate:
     unit: str = "cell"
     n_whole: int = 0
     n_cut: int = 0
+    outside: float = 0.0
 
     def describe(self) -> str:
         """The interval in words a non-statistician reads.
@@ -92,6 +97,12 @@ class RegionEstimate:
         )
         if self.n_cut:
             text += f" and for any spread of sites inside the {self.n_cut} {plural} its edge cuts"
+        if self.outside > 0:
+            share = f"{self.outside:.0%}" if self.outside >= 0.01 else "less than 1%"
+            text += (
+                f". {share} of the region lies outside the released cells: sites there are "
+                "not counted"
+            )
         return text + "."
 
 
@@ -168,7 +179,10 @@ def region_query(heatmap: Heatmap, polygon: Any, *, level: float = 0.95) -> Regi
     (a superset: coverage only grows). Cells outside the
     release count 0.
 
-    ``polygon`` is a shapely (Multi)Polygon in the grid CRS or a GeoSeries with a CRS.
+    ``polygon`` is a shapely (Multi)Polygon in the grid CRS or a GeoSeries (GeoDataFrame) of
+    one region with a CRS; for several regions, query each (``[hm.query(regions.iloc[[i]])
+    for i in range(len(regions))]``). A region that overlaps no released cell is refused (often a CRS or
+    axis-order mistake); the share of a region outside the released cells is ``outside``.
 
     Examples
     --------
@@ -184,8 +198,22 @@ def region_query(heatmap: Heatmap, polygon: Any, *, level: float = 0.95) -> Regi
     'noise and spread'
     """
     level = check_level(level)
+    if isinstance(polygon, (gpd.GeoSeries, gpd.GeoDataFrame)) and len(polygon) > 1:
+        raise ValueError(
+            f"polygon holds {len(polygon)} geometries; query one region at a time "
+            "([hm.query(regions.iloc[[i]]) for i in range(len(regions))]), or their union as "
+            "one (regions.dissolve(): overlaps then count once)"
+        )
     geometry = study_area_geometry(polygon, heatmap.grid.crs)
     positions, weights = _weights(heatmap, geometry)
+    if positions.size == 0:
+        raise ValueError(
+            f"polygon overlaps none of the released cells (the grid spans {heatmap.grid.bounds} "
+            f"in {heatmap.grid.crs.to_string()}); check the region's CRS and that x comes "
+            "before y (longitude before latitude)"
+        )
+    cell_area = heatmap.grid.cell_size**2
+    outside = max(0.0, 1.0 - float(weights.sum()) * cell_area / geometry.area)
     release = heatmap.release
     h = heatmap.hierarchy
     if h is not None:
@@ -215,4 +243,5 @@ def region_query(heatmap: Heatmap, polygon: Any, *, level: float = 0.95) -> Regi
         unit=m.unit,
         n_whole=len(whole),
         n_cut=len(cut),
+        outside=outside if outside > 1e-9 else 0.0,
     )
