@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
-from dpatlas.audit import summarize
-from dpatlas.core import Release
+from dpatlas.audit import audit, summarize
+from dpatlas.core import Release, discrete_laplace
 from dpatlas.graph import triangle_count
 from dpatlas.spatial import Grid, Heatmap, heatmap
 
@@ -49,3 +50,36 @@ def test_fixed_layout_ignored_keys_and_padding() -> None:
     assert a.tolist() != b.tolist()
     c = summarize(release({"created": "12:00", "noisy": np.array([1.5, 0.0])}), width=3)
     assert c[0] != a[0]  # a length is structure
+
+
+def test_ignore_given_as_one_string_is_one_key_name() -> None:
+    out = {"created": 7.0, "c": 2.0, "r": 3.0}
+    assert summarize(out, ignore="created").tolist()[1:] == [2.0, 3.0]  # one-letter keys kept
+    assert summarize(out, ignore="created").tolist() == summarize(out, ignore=("created",)).tolist()
+
+
+@pytest.mark.parametrize(
+    ("ignore", "match"),
+    [
+        (None, r"ignore must be a key name or a collection of key names, got None; pass \(\)"),
+        (("created", 3), r"ignore must hold key names \(str\), got 3 of type int"),
+    ],
+)
+def test_ignore_that_is_no_key_names_is_refused(ignore: object, match: str) -> None:
+    with pytest.raises(TypeError, match=match):
+        summarize({"a": 1.0}, ignore=ignore)  # type: ignore[arg-type]
+
+
+def test_auditing_two_identical_inputs_ignoring_created_passes() -> None:
+    # a wall-clock "created" that ticks between the runs on d and those on d' (as a heatmap's
+    # does): with ignore="created" read as letters, it entered the structure code and the audit
+    # of two identical inputs failed
+    calls = iter(range(10**6))
+
+    def mechanism(d: int, *, rng: np.random.Generator) -> np.ndarray:
+        rel = discrete_laplace([d], sensitivity=1, epsilon=1.0, rng=rng)
+        clock = f"12:0{next(calls) // 400}"
+        return summarize({"created": clock, "release": rel}, ignore="created")
+
+    result = audit(mechanism, 3, 3, epsilon=0.5, samples=400, rng=1)
+    assert result.passed, result

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -34,7 +34,9 @@ __all__ = ["summarize"]
 _CODE_BITS = 52
 
 
-def summarize(*outputs: Any, width: int = 128, ignore: Collection[str] = ("created",)) -> NDArray:
+def summarize(
+    *outputs: Any, width: int = 128, ignore: str | Collection[str] = ("created",)
+) -> NDArray:
     """A fixed-length float64 vector of every released field of ``outputs`` (module docstring).
 
     Parameters
@@ -44,8 +46,9 @@ def summarize(*outputs: Any, width: int = 128, ignore: Collection[str] = ("creat
     width : int, default 128
         Entries kept of each array (the rest is cut, which loses events, never validity); make
         it at least the longest array to audit every entry.
-    ignore : collection of str, default ("created",)
-        Mapping keys and fields to skip: only for values that do not depend on the data.
+    ignore : str or collection of str, default ("created",)
+        Mapping keys and fields to skip: only for values that do not depend on the data. A
+        single str is one key name (``ignore="created"`` is ``ignore=("created",)``).
 
     Returns
     -------
@@ -63,13 +66,33 @@ def summarize(*outputs: Any, width: int = 128, ignore: Collection[str] = ("creat
     >>> bool(0 <= v[0] < 1), bool(summarize(rel, width=4)[0] == v[0])
     (True, True)
     """
+    skipped = _key_names(ignore)
     structure: list[str] = []
     numbers: list[float] = []
     for i, out in enumerate(outputs):
-        _walk(out, f"[{i}]", structure, numbers, width, frozenset(ignore), in_value=False)
+        _walk(out, f"[{i}]", structure, numbers, width, skipped, in_value=False)
     digest = hashlib.blake2b("\x1f".join(structure).encode(), digest_size=8).digest()
     code = (int.from_bytes(digest, "big") >> (64 - _CODE_BITS)) / 2**_CODE_BITS
     return np.array([code, *numbers], dtype=np.float64)
+
+
+def _key_names(ignore: Any) -> frozenset[str]:
+    """``ignore`` as a set of key names; a str is one name, not the set of its letters."""
+    if isinstance(ignore, str):
+        return frozenset((ignore,))
+    if not isinstance(ignore, Iterable):
+        raise TypeError(
+            f"ignore must be a key name or a collection of key names, got {ignore!r}; "
+            "pass () to ignore nothing, e.g. ('created',) to skip the wall-clock time"
+        )
+    names = tuple(ignore)
+    for name in names:
+        if not isinstance(name, str):
+            raise TypeError(
+                f"ignore must hold key names (str), got {name!r} of type {type(name).__name__}; "
+                "keys are compared as str(key), e.g. ignore=('created', '3')"
+            )
+    return frozenset(names)
 
 
 def _walk(
