@@ -92,3 +92,18 @@ def test_bound_is_finite_even_for_disjoint_supports() -> None:
     assert bound == pytest.approx(math.log(edge / (1 - edge)), rel=1e-9)
     assert forward
     assert 9.5 < bound < 10.0
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"delta": -0.5}, ValueError, r"delta must be in \[0, 1\), got -0\.5; use a small value"),
+        ({"delta": math.nan}, ValueError, r"delta must be in \[0, 1\), got nan"),
+        ({"delta": "0"}, TypeError, r"delta must be a real number, got '0'"),
+        ({"confidence": 2.0}, ValueError, r"confidence must be a number in \(0, 1\), e\.g\. 0\.99"),
+    ],
+)
+def test_bound_rejects_bad_delta_and_confidence(kwargs: dict, error: type, match: str) -> None:
+    # delta = -0.5 reported a bound of 0.65 for equal counts, NaN a NaN bound
+    with pytest.raises(error, match=match):
+        epsilon_lower_bound(5000, 5000, 10_000, **kwargs)

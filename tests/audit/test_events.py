@@ -112,3 +112,76 @@ def test_selection_finds_a_point_mass_inside_a_continuous_distribution() -> None
     assert event == Event(0.0, 0.0)
     # 1.0 vs 0.0 on 50,000 runs, confidence 1 - 0.01/K for K ~ 7,000 scored events
     assert 7.5 < score < math.log(50_000)
+
+
+_SAMPLE = np.random.default_rng(0).laplace(size=(500, 1))
+
+
+@pytest.mark.parametrize(
+    ("d", "d_prime", "kwargs", "error", "match"),
+    [
+        (_SAMPLE, _SAMPLE, {"delta": -1.0}, ValueError, r"delta must be in \[0, 1\), got -1\.0"),
+        (_SAMPLE, _SAMPLE, {"confidence": 2.0}, ValueError, r"confidence must be a number in"),
+        (_SAMPLE, _SAMPLE, {"max_thresholds": 0}, ValueError, r"max_thresholds must be an "),
+        (_SAMPLE, _SAMPLE, {"max_thresholds": -5}, ValueError, r"integer >= 2, got -5"),
+        (_SAMPLE, _SAMPLE, {"max_thresholds": 2.5}, TypeError, r"max_thresholds must be an int"),
+        (
+            _SAMPLE.ravel(),
+            _SAMPLE.ravel(),
+            {},
+            ValueError,
+            r"outputs_d must be a 2-D array \(runs, dim\), got shape \(500,\); "
+            r"reshape one number per run with x\.reshape\(-1, 1\)",
+        ),
+        (
+            np.zeros((0, 1)),
+            np.zeros((0, 1)),
+            {},
+            ValueError,
+            r"outputs_d must hold at least one run and one coordinate, got shape \(0, 1\)",
+        ),
+        (
+            _SAMPLE,
+            np.vstack([_SAMPLE] * 3),
+            {},
+            ValueError,
+            r"outputs_d and outputs_d_prime must have the same shape \(runs, dim\), got "
+            r"\(500, 1\) and \(1500, 1\)",
+        ),
+        (
+            _SAMPLE,
+            np.hstack([_SAMPLE, _SAMPLE]),
+            {},
+            ValueError,
+            r"same shape \(runs, dim\), got \(500, 1\) and \(500, 2\)",
+        ),
+        (
+            _SAMPLE.astype(str),
+            _SAMPLE,
+            {},
+            TypeError,
+            r"outputs_d must be an array of real numbers, got dtype <U",
+        ),
+        (
+            np.full((500, 1), np.nan),
+            _SAMPLE,
+            {},
+            ValueError,
+            r"outputs_d must not contain NaN",
+        ),
+    ],
+)
+def test_selection_rejects_bad_arguments(
+    d: np.ndarray, d_prime: np.ndarray, kwargs: dict, error: type, match: str
+) -> None:
+    with pytest.raises(error, match=match):
+        select_event(d, d_prime, **kwargs)
+
+
+def test_selection_reads_candidates_from_any_iterable() -> None:
+    gen = np.random.default_rng(2)
+    d, d_prime = _bernoulli(gen, 0.6, 5_000), _bernoulli(gen, 0.3, 5_000)
+    listed = select_event(d, d_prime, candidates=[Event(0, 0), Event(0.5)])
+    assert select_event(d, d_prime, candidates=(e for e in [Event(0, 0), Event(0.5)])) == listed
+    with pytest.raises(TypeError, match=r"candidates must be an iterable of Event, got Event"):
+        select_event(d, d_prime, candidates=Event(0.5))  # type: ignore[arg-type]

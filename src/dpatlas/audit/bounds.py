@@ -6,6 +6,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import betaincinv, ndtri
 
+from dpatlas.core.validation import check_delta
+
 __all__ = ["clopper_pearson", "epsilon_lower_bound"]
 
 
@@ -78,9 +80,10 @@ def epsilon_lower_bound(
     n : int
         Runs per input.
     delta : float, default 0.0
-        The δ of the (ε, δ) claim under test.
+        The δ of the (ε, δ) claim under test, in [0, 1).
     confidence : float, default 0.99
-        Joint confidence of the bound (split by Bonferroni over the four interval ends).
+        Joint confidence of the bound (split by Bonferroni over the four interval ends), in
+        (0, 1).
 
     Returns
     -------
@@ -105,6 +108,7 @@ def epsilon_lower_bound(
     >>> round(float(bound), 2), bool(forward)
     (1.5, True)
     """
+    delta = check_delta(delta)
     level = 1.0 - (1.0 - _check_confidence(confidence)) / 2
     p_low, p_high = clopper_pearson(k_d, n, level)
     q_low, q_high = clopper_pearson(k_d_prime, n, level)

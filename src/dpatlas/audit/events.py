@@ -11,13 +11,14 @@ sorted samples, in the style of StatDP (Ding et al. 2018).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
 
-from dpatlas.audit.bounds import selection_score
+from dpatlas.audit.bounds import _check_confidence, selection_score
+from dpatlas.core.validation import check_delta, check_positive_int
 
 __all__ = ["Event", "select_event"]
 
@@ -135,13 +136,44 @@ def _score_projection(
     return float(score[best]), float(lows[i[best]]), float(highs[j[best]])
 
 
+def _check_samples(
+    outputs_d: NDArray[np.float64], outputs_d_prime: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The two samples as float64 ``(runs, dim)`` arrays of one shape, or a ValueError."""
+    checked = []
+    for name, outputs in (("outputs_d", outputs_d), ("outputs_d_prime", outputs_d_prime)):
+        arr = np.asarray(outputs)
+        if arr.dtype.kind not in "biuf":
+            raise TypeError(f"{name} must be an array of real numbers, got dtype {arr.dtype}")
+        if arr.ndim != 2:
+            raise ValueError(
+                f"{name} must be a 2-D array (runs, dim), got shape {arr.shape}; "
+                "reshape one number per run with x.reshape(-1, 1)"
+            )
+        if arr.shape[0] == 0 or arr.shape[1] == 0:
+            raise ValueError(
+                f"{name} must hold at least one run and one coordinate, got shape {arr.shape}"
+            )
+        arr = arr.astype(np.float64)
+        if np.isnan(arr).any():
+            raise ValueError(f"{name} must not contain NaN; the auditor needs numeric outputs")
+        checked.append(arr)
+    if checked[0].shape != checked[1].shape:
+        raise ValueError(
+            "outputs_d and outputs_d_prime must have the same shape (runs, dim), got "
+            f"{checked[0].shape} and {checked[1].shape}; run the same mechanism as many "
+            "times on both inputs"
+        )
+    return checked[0], checked[1]
+
+
 def select_event(
     outputs_d: NDArray[np.float64],
     outputs_d_prime: NDArray[np.float64],
     *,
     delta: float = 0.0,
     confidence: float = 0.99,
-    candidates: Sequence[Event] | None = None,
+    candidates: Iterable[Event] | None = None,
     max_thresholds: int = 100,
 ) -> tuple[Event, float]:
     """The event with the largest ε lower bound on these samples (use a held-out half).
@@ -149,18 +181,21 @@ def select_event(
     Parameters
     ----------
     outputs_d, outputs_d_prime : ndarray, shape (n, dim)
-        Outputs of the mechanism on ``d`` and on ``d′`` (same ``n`` and ``dim``).
+        Outputs of the mechanism on ``d`` and on ``d′``: numbers without NaN, one row per run,
+        the same ``n >= 1`` and ``dim >= 1`` for both.
     delta, confidence : float
-        As in :func:`dpatlas.audit.audit`. The score of an event is its bound
+        As in :func:`dpatlas.audit.audit` (δ in [0, 1), confidence in (0, 1)). The score of an event is its bound
         ``ln((p_low − δ) / q_high)`` (either direction) on these samples at the confidence
         ``1 − (1 − confidence)/K``, ``K`` the number of events scored: a bound that holds for
         all of them at once, so narrow or low-mass events whose ratio is noise lose (the
         winner's curse would otherwise pick them and the test half would not confirm them).
-    candidates : sequence of Event, optional
-        Score only these events; by default all intervals between candidate ends of each
-        coordinate and, when ``dim > 1``, of the sum of coordinates.
+    candidates : iterable of Event, optional
+        Score only these events (a list, a tuple, a generator ...); by default all intervals
+        between candidate ends of each coordinate and, when ``dim > 1``, of the sum of
+        coordinates.
     max_thresholds : int, default 100
-        Quantile levels per projection (fewer for long vectors, to score at most ~2 M events).
+        Quantile levels per projection, at least 2 (fewer for long vectors, to score at most
+        ~2 M events).
 
     Returns
     -------
@@ -178,16 +213,26 @@ def select_event(
     >>> event.contains(np.array([[0.0], [1.0]])).tolist(), round(score, 1)
     ([False, True], 0.7)
     """
+    outputs_d, outputs_d_prime = _check_samples(outputs_d, outputs_d_prime)
+    delta = check_delta(delta)
+    confidence = _check_confidence(confidence)
+    max_thresholds = check_positive_int(max_thresholds, "max_thresholds", minimum=2)
     n, dim = outputs_d.shape
     if candidates is not None:
-        if len(candidates) == 0 or not all(isinstance(e, Event) for e in candidates):
-            raise TypeError(f"candidates must be a non-empty sequence of Event, got {candidates!r}")
-        k_d = [int(e.contains(outputs_d).sum()) for e in candidates]
-        k_dp = [int(e.contains(outputs_d_prime).sum()) for e in candidates]
-        alpha = (1.0 - confidence) / len(candidates)
+        if isinstance(candidates, Event) or not isinstance(candidates, Iterable):
+            raise TypeError(
+                f"candidates must be an iterable of Event, got {type(candidates).__name__}; "
+                "pass a list, e.g. [event]"
+            )
+        events = list(candidates)
+        if not events or not all(isinstance(e, Event) for e in events):
+            raise TypeError(f"candidates must be a non-empty sequence of Event, got {events!r}")
+        k_d = [int(e.contains(outputs_d).sum()) for e in events]
+        k_dp = [int(e.contains(outputs_d_prime).sum()) for e in events]
+        alpha = (1.0 - confidence) / len(events)
         scores = selection_score(np.array(k_d), np.array(k_dp), n, delta, alpha)
         best = int(np.argmax(scores))
-        return candidates[best], float(scores[best])
+        return events[best], float(scores[best])
     projections: list[int | None] = list(range(dim)) + ([None] if dim > 1 else [])
     m = int(np.clip(math.isqrt(_MAX_SCORED_EVENTS // len(projections)), 8, max_thresholds))
     alpha = (1.0 - confidence) / len(projections)
