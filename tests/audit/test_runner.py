@@ -151,3 +151,19 @@ def test_audit_rejects_bad_mechanisms() -> None:
         audit(lambda d, *, size, rng: np.zeros((size, 100_000)), 0, 1, epsilon=1.0, samples=2_000)
     with pytest.raises(ValueError, match=r"outputs on d and d_prime differ in length \(1 vs 2\)"):
         audit(lambda d, *, rng: np.zeros(d), 1, 2, epsilon=1.0, samples=10, rng=0)
+
+
+def test_audit_rejects_outputs_whose_length_changes_or_is_zero() -> None:
+    def varying(d: int, *, size: int, rng: np.random.Generator) -> np.ndarray:
+        return np.zeros((size, 1 if size == 1_000 else 2))  # first batch 1 number, then 2
+
+    with pytest.raises(
+        ValueError,
+        match=r"mechanism outputs must all have the same length, got 1 number\(s\) per output "
+        r"in the first batch and 2 in the batch of size=500",
+    ):
+        audit(varying, 0, 1, epsilon=1.0, samples=1_500, rng=0)
+    with pytest.raises(ValueError, match=r"mechanism returned an empty output; the auditor"):
+        audit(lambda d, *, size, rng: np.zeros((size, 0)), 0, 1, epsilon=1.0, samples=10, rng=0)
+    with pytest.raises(ValueError, match=r"mechanism returned an empty output; the auditor"):
+        audit(lambda d, *, rng: np.zeros(0), 0, 1, epsilon=1.0, samples=10, rng=0)

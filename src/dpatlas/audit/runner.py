@@ -42,6 +42,10 @@ def _as_array(output: Any) -> NDArray[np.float64]:
             f"mechanism must return numbers, an array or a Release, got {type(output).__name__}"
         )
     arr = arr.astype(np.float64)
+    if arr.size == 0:
+        raise ValueError(
+            "mechanism returned an empty output; the auditor needs at least one number per run"
+        )
     if np.isnan(arr).any():
         raise ValueError("mechanism returned NaN; the auditor needs numeric outputs")
     return arr
@@ -78,6 +82,12 @@ def _run(
                 f"axis, got shape {arr.shape}"
             )
         parts.append(arr.reshape(k, -1))
+        if parts[-1].shape[1] != parts[0].shape[1]:
+            raise ValueError(
+                "mechanism outputs must all have the same length, got "
+                f"{parts[0].shape[1]} number(s) per output in the first batch and "
+                f"{parts[-1].shape[1]} in the batch of size={k}"
+            )
         if done == 0:
             _check_memory(parts[0].shape[1], samples)
             chunk = max(1, _CHUNK_VALUES // parts[0].shape[1])
