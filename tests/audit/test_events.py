@@ -39,6 +39,13 @@ def test_event_reads_as_a_set(event: Event, text: str) -> None:
         ({"high": "3"}, TypeError, r"high must be a number, got '3'"),
         ({"projection": -1}, ValueError, r"projection must be an int >= 0 or None \(sum\), got -1"),
         ({"projection": 1.0}, ValueError, r"projection must be an int >= 0"),
+        (
+            {"low": 10**400},
+            ValueError,
+            r"low must be within the float range, got an integer of 401 digits; "
+            r"use math\.inf for an open end",
+        ),
+        ({"high": -(10**5000)}, ValueError, r"high must be within the float range, got an int"),
     ],
 )
 def test_event_rejects_bad_fields(kwargs: dict, error: type, match: str) -> None:

@@ -56,9 +56,17 @@ class Event:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
                 raise TypeError(f"{name} must be a number, got {value!r}")
-            if math.isnan(value):
+            try:
+                number = float(value)
+            except OverflowError:
+                digits = math.floor(math.log10(abs(value))) + 1
+                raise ValueError(
+                    f"{name} must be within the float range, got an integer of {digits} "
+                    "digits; use math.inf for an open end"
+                ) from None
+            if math.isnan(number):
                 raise ValueError(f"{name} must not be NaN, got {value!r}")
-            object.__setattr__(self, name, float(value))
+            object.__setattr__(self, name, number)
         if self.low > self.high:
             raise ValueError(f"need low <= high, got low={self.low!r}, high={self.high!r}")
         proj = self.projection
