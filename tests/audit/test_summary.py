@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
@@ -83,3 +85,54 @@ def test_auditing_two_identical_inputs_ignoring_created_passes() -> None:
 
     result = audit(mechanism, 3, 3, epsilon=0.5, samples=400, rng=1)
     assert result.passed, result
+
+
+def test_ragged_and_mixed_lists_are_walked_item_by_item() -> None:
+    ragged = summarize({"levels": [[1, 2], [3]]}, width=2)
+    assert ragged[1:].tolist() == [1.0, 2.0, 2.0, 3.0, 0.0, 1.0]  # each list padded, its length
+    # numbers among strings are coordinates (numpy made them text, hashed into the code)
+    a, b = summarize({"a": [1.5, "x"]}), summarize({"a": [2.5, "x"]})
+    assert a[1:].tolist() == [1.5]
+    assert b[1:].tolist() == [2.5]
+    assert a[0] == b[0]
+    assert summarize({"a": [[1.5, "x"], [2.0, "y"]]})[1:].tolist() == [1.5, 2.0]
+    assert summarize({"a": ["x", "y"]})[0] != summarize({"a": ["x", "z"]})[0]  # text: structure
+    assert summarize({"f": Fraction(1, 2)})[1:].tolist() == [0.5]
+
+
+@pytest.mark.parametrize(
+    ("output", "kwargs", "error", "match"),
+    [
+        (
+            np.array([1.0, 2.0, 3.0]),
+            {"width": 2.5},
+            TypeError,
+            r"width must be an integer, got 2\.5",
+        ),
+        (
+            np.array([1.0, 2.0, 3.0]),
+            {"width": -1},
+            ValueError,
+            r"width must be an integer >= 1, got -1",
+        ),
+        (np.array([1.0]), {"width": 0}, ValueError, r"width must be an integer >= 1, got 0"),
+        (
+            {"n": 10**400},
+            {},
+            ValueError,
+            r"outputs\[0\]\['n'\] is an integer of 401 digits, beyond the float range; "
+            r"scale it down or convert it to a float first",
+        ),
+        ({"n": [1, 10**400]}, {}, ValueError, r"outputs\[0\]\['n'\]\[1\] is an integer of 401"),
+        (
+            {"o": object()},
+            {},
+            TypeError,
+            r"summarize cannot read outputs\[0\]\['o'\] of type object; pass numbers, text, "
+            r"arrays, sequences, mappings or dataclasses",
+        ),
+    ],
+)
+def test_summarize_rejects_bad_input(output: object, kwargs: dict, error: type, match: str) -> None:
+    with pytest.raises(error, match=match):
+        summarize(output, **kwargs)

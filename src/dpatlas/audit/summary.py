@@ -23,11 +23,15 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import math
 from collections.abc import Collection, Iterable, Mapping
+from numbers import Real
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+
+from dpatlas.core.validation import check_positive_int
 
 __all__ = ["summarize"]
 
@@ -44,8 +48,8 @@ def summarize(
     *outputs : Release, dataclass, mapping, sequence, array or number
         What one run of a mechanism shows, e.g. ``summarize(hm.release, hm.estimate)``.
     width : int, default 128
-        Entries kept of each array (the rest is cut, which loses events, never validity); make
-        it at least the longest array to audit every entry.
+        Entries kept of each array, at least 1 (the rest is cut, which loses events, never
+        validity); make it at least the longest array to audit every entry.
     ignore : str or collection of str, default ("created",)
         Mapping keys and fields to skip: only for values that do not depend on the data. A
         single str is one key name (``ignore="created"`` is ``ignore=("created",)``).
@@ -66,6 +70,7 @@ def summarize(
     >>> bool(0 <= v[0] < 1), bool(summarize(rel, width=4)[0] == v[0])
     (True, True)
     """
+    width = check_positive_int(width, "width")
     skipped = _key_names(ignore)
     structure: list[str] = []
     numbers: list[float] = []
@@ -93,6 +98,36 @@ def _key_names(ignore: Any) -> frozenset[str]:
                 "keys are compared as str(key), e.g. ignore=('created', '3')"
             )
     return frozenset(names)
+
+
+def _as_float(x: Real, path: str) -> float:
+    try:
+        return float(x)
+    except OverflowError:
+        digits = math.floor(math.log10(abs(x))) + 1
+        raise ValueError(
+            f"outputs{path} is an integer of {digits} digits, beyond the float range; "
+            "scale it down or convert it to a float first"
+        ) from None
+
+
+def _one_array(obj: Any) -> NDArray | None:
+    """``obj`` as one numpy array, or None when its items must be walked one by one.
+
+    That is when nested lists are ragged, or when numbers sit among strings (numpy would
+    turn them into text, hashed into the structure code instead of kept as coordinates).
+    """
+    if isinstance(obj, np.ndarray):
+        return obj
+    try:
+        array = np.asarray(obj)
+    except ValueError:  # ragged nesting
+        return None
+    if array.dtype.kind in "US":
+        items = np.asarray(obj, dtype=object).flat
+        if not all(isinstance(item, (str, bytes)) for item in items):
+            return None
+    return array
 
 
 def _walk(
@@ -125,11 +160,16 @@ def _walk(
         structure.append(f"{path}={bool(obj)}")
         numbers.append(float(obj))
         return
-    if isinstance(obj, (int, float, np.number)):
-        numbers.append(float(obj))
+    if isinstance(obj, Real):
+        numbers.append(_as_float(obj, path))
         return
-    array = np.asarray(obj)
-    if array.dtype == object:  # a sequence of mixed things: walk it
+    array = _one_array(obj)
+    if array is None or array.dtype == object:  # a sequence of mixed things: walk it
+        if not isinstance(obj, Iterable):
+            raise TypeError(
+                f"summarize cannot read outputs{path} of type {type(obj).__name__}; pass "
+                "numbers, text, arrays, sequences, mappings or dataclasses"
+            )
         for i, item in enumerate(obj):
             _walk(item, f"{path}[{i}]", structure, numbers, width, ignore, in_value=in_value)
         structure.append(f"{path}#len={len(obj)}")
