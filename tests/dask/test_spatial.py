@@ -14,7 +14,8 @@ from shapely.geometry import Polygon
 
 from dpatlas.core.rng import get_source
 from dpatlas.dask import get_client, heatmap_counts, site_counts
-from dpatlas.spatial import Grid, SiteAdjacency, bin_points
+from dpatlas.dask._bounding import owner_ids
+from dpatlas.spatial import Grid, SiteAdjacency, bin_points, heatmap
 from dpatlas.spatial.heatmap import site_counts as memory_site_counts
 from dpatlas.spatial.methods import uniform
 
@@ -140,3 +141,71 @@ def test_client_none_uses_the_current_client(points, folder, client) -> None:
     assert get_client() is client
     counts = heatmap_counts(folder, GRID, crs="EPSG:3035")  # no client= given
     assert np.array_equal(counts, bin_points(GRID, points.x.to_numpy(), points.y.to_numpy()))
+
+
+def test_an_owner_stored_with_other_dtypes_in_other_files_is_one_individual(
+    tmp_path, client
+) -> None:
+    # The same 300 people in four files whose id columns have four dtypes: in memory the ids
+    # are equal numbers (7 == 7.0), so each person keeps k sites in all, not k per bucket.
+    people = np.arange(300)
+    dtypes = ["int64", "float64", "float32", "Int64"]
+    frames = []
+    for i, dtype in enumerate(dtypes):
+        frame = pd.DataFrame(
+            {
+                "x": 50.0 + 100.0 * ((people + 17 * i) % 100),
+                "y": 50.0 + 100.0 * i,
+                "who": pd.array(people, dtype=dtype),
+            }
+        )
+        frame.to_parquet(tmp_path / f"p{i}.parquet")
+        frames.append(frame)
+    whole = pd.concat(frames, ignore_index=True)
+    assert {str(dd.read_parquet(tmp_path / f"p{i}.parquet").who.dtype) for i in range(4)} == set(
+        dtypes
+    )
+    adj = SiteAdjacency(max_sites_per_individual=2)
+    xy = (whole.x.to_numpy(), whole.y.to_numpy())
+    memory = memory_site_counts(
+        xy, GRID, adj, get_source(3), crs=3035, individual_column=whole.who.to_numpy()
+    )
+    dask = site_counts(
+        tmp_path, GRID, adj, get_source(3), crs=3035, individual_column="who", client=client
+    )
+    assert np.array_equal(dask.counts, memory.counts)
+    assert int(dask.counts.sum()) == 2 * people.size  # k = 2 sites per person, in all
+    hm = heatmap(
+        tmp_path,
+        GRID,
+        epsilon=1.0,
+        crs=3035,
+        individual_column="who",
+        max_sites_per_individual=2,
+        backend="dask",
+        rng=3,
+    )
+    assert hm.release.sensitivity == 2  # what each person now contributes at most
+
+
+def test_owner_ids_are_canonical_whatever_the_dtype() -> None:
+    same = [
+        pd.Series([7, 2**40], dtype="int64"),
+        pd.Series([7.0, 2.0**40]),
+        pd.Series([7, 2**40], dtype="uint64"),
+        pd.Series([7, 2**40], dtype="Int64"),
+        pd.Series([7, 2**40], dtype="category"),
+        pd.Series([7.0, 2**40], dtype=object),
+    ]
+    for owners in same:
+        assert owner_ids(owners, "who").tolist() == [7, 2**40]
+        assert owner_ids(owners, "who").dtype == np.int64
+    assert owner_ids(pd.Series([True, False]), "who").tolist() == [1, 0]  # True == 1 in memory
+    mixed = owner_ids(pd.Series([7.5, -0.0, np.float32(0.1)]), "who")
+    assert mixed.tolist() == [7.5, 0, float(np.float32(0.1))]
+    big = owner_ids(pd.Series([7, 2**63 + 5], dtype="uint64"), "who")
+    assert big.tolist() == [7, 2**63 + 5]
+    text = owner_ids(pd.Series(["7", 7], dtype=object), "who")
+    assert text.tolist() == ["7", 7]  # "7" != 7, as in memory
+    with pytest.raises(TypeError, match=r"individual_column 'who' has dtype datetime64"):
+        owner_ids(pd.Series(pd.to_datetime(["2020-01-01"])), "who")

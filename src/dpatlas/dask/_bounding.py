@@ -9,6 +9,12 @@ the very key it gets in memory. Rows are then hashed by owner into buckets (a sh
 site of one owner lands in one bucket) and each bucket keeps the same sites as in memory, then
 counts their cells. Keys never depend on locations; the ``-1`` cell (outside the grid rectangle)
 still uses one of its owner's ``k`` places, exactly as in memory.
+
+Owner ids are made canonical first (:func:`owner_ids`): files of one data set may store the id
+column with different dtypes (int64 in one, float64 or float32 in another), and a hash of the raw
+bits would send one owner's rows to several buckets, each keeping ``k`` of them. Equal ids, in
+the sense of the in-memory ``pd.factorize`` (``7 == 7.0 == True``, but ``7 != "7"``), get one
+representation and so one hash.
 """
 
 from __future__ import annotations
@@ -18,19 +24,91 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["bound_bucket", "split_by_owner"]
+__all__ = ["bound_bucket", "owner_ids", "split_by_owner"]
+
+_LOW, _HIGH = -(2**63), 2**63 - 1
+
+
+def _number(value: Any) -> Any:
+    """The canonical id of one number: a Python int when whole, else a Python float."""
+    value = float(value) if isinstance(value, (float, np.floating)) else int(value)
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def _canonical(value: Any, column: str) -> Any:
+    if isinstance(value, (str, bytes)):
+        return value
+    if isinstance(value, (bool, int, float, np.bool_, np.integer, np.floating)):
+        return _number(value)
+    raise TypeError(
+        f"individual_column {column!r} holds an id of type {type(value).__name__} ({value!r}); "
+        "with backend='dask' ids must be integers, floats or strings: convert the column, "
+        "e.g. astype(str)"
+    )
+
+
+def _texts(values: np.ndarray) -> bool:
+    """Whether every value is a str (or every one bytes): the common case, kept as it is."""
+    return pd.api.types.infer_dtype(values, skipna=False) in ("string", "bytes")
+
+
+def owner_ids(owners: pd.Series, column: str) -> np.ndarray:
+    """The owner ids of one partition in a canonical form, whatever the partition's dtype.
+
+    Whole numbers within int64 (from any integer, float or bool dtype) become an int64
+    array; otherwise an object array of Python ints (whole, beyond int64), floats and
+    strings. Other kinds (dates, ...) are refused, naming ``column``. ``owners`` has no
+    missing values (checked before).
+    """
+    values = np.asarray(owners.to_numpy())
+    kind = values.dtype.kind
+    if kind in "biu" and (kind != "u" or values.size == 0 or values.max() <= _HIGH):
+        return values.astype(np.int64)
+    if kind == "f":
+        wide = values.astype(np.float64)
+        whole = (wide >= _LOW) & (wide < 2.0**63) & (wide == np.trunc(wide))
+        if whole.all():
+            return wide.astype(np.int64)
+    if kind not in "biufOSU":
+        raise TypeError(
+            f"individual_column {column!r} has dtype {owners.dtype}; with backend='dask' ids "
+            "must be integers, floats or strings: convert the column, e.g. astype(str)"
+        )
+    out = np.empty(values.size, dtype=object)
+    if _texts(values):
+        out[:] = values
+        return out
+    out[:] = [_canonical(v, column) for v in values.tolist()]
+    small = np.array([type(v) is int and _LOW <= v <= _HIGH for v in out], dtype=bool)
+    return out.astype(np.int64) if small.all() else out
+
+
+def _hashes(owners: np.ndarray) -> np.ndarray:
+    """One hash per canonical id; an int within int64 hashes alike in both array forms."""
+    if owners.dtype != object or _texts(owners):
+        return pd.util.hash_array(owners)
+    small = np.array([type(v) is int and _LOW <= v <= _HIGH for v in owners], dtype=bool)
+    out = np.empty(owners.size, dtype=np.uint64)
+    out[small] = pd.util.hash_array(owners[small].astype(np.int64))
+    out[~small] = pd.util.hash_array(owners[~small])
+    return out
 
 
 def split_by_owner(
     cells_owners: tuple[np.ndarray, np.ndarray], offset: int, seed: list[int], buckets: int
 ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
-    """Give every row its key and global row number; split the rows into ``buckets`` by owner."""
+    """Give every row its key and global row number; split the rows into ``buckets`` by owner.
+
+    ``owners`` are canonical (:func:`owner_ids`), so one owner's rows meet in one bucket.
+    """
     cells, owners = cells_owners
     stream = np.random.PCG64(seed)
     stream.advance(offset)
     keys = np.random.Generator(stream).random(cells.size)
     rows = np.arange(offset, offset + cells.size, dtype=np.int64)
-    where = pd.util.hash_array(owners) % np.uint64(buckets)
+    where = _hashes(owners) % np.uint64(buckets)
     order = np.argsort(where, kind="stable")
     cuts = np.searchsorted(where[order], np.arange(1, buckets, dtype=np.uint64))
     parts = np.split(order, cuts)

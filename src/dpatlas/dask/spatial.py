@@ -19,7 +19,7 @@ import numpy as np
 
 from dask import delayed
 from dpatlas.core.rng import RandomSource, RngLike, get_source
-from dpatlas.dask._bounding import bound_bucket, split_by_owner
+from dpatlas.dask._bounding import bound_bucket, owner_ids, split_by_owner
 from dpatlas.dask._cluster import get_client
 from dpatlas.dask._frames import frame_of, partitions
 from dpatlas.spatial.adjacency import SiteAdjacency
@@ -68,7 +68,7 @@ def _cells(part: Any, grid: Grid, crs: Any, xy: tuple[str, str], column: str) ->
             "individual_column has missing ids; fill them (e.g. with a unique id per row when "
             "each such row is its own individual) or drop those rows"
         )
-    return _cell_index(grid, x, y), owners.to_numpy()
+    return _cell_index(grid, x, y), owner_ids(owners, column)
 
 
 def _sum(*grids: np.ndarray) -> np.ndarray:
@@ -220,6 +220,8 @@ def heatmap_counts(
     individual_column : str, optional
         Column naming each site's owner; at most ``max_sites_per_individual`` sites are kept
         per owner, chosen at random as in memory (a shuffle by owner, :mod:`._bounding`).
+        Ids are integers, floats or strings; ids equal as in memory are one owner whatever
+        dtype each file stores them in (``7``, ``7.0`` and ``True == 1`` alike, ``"7"`` not).
     max_sites_per_individual : int, default 1
     rng : None, int or numpy.random.Generator
         Randomness of the bounding choice only (used with ``individual_column``).
