@@ -10,8 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from dpatlas.core.accounting.budget import Budget
 from dpatlas.core.noise.local.ladder import ladder_mechanism
 from dpatlas.dask import triangle_stats
+from dpatlas.graph import triangle_count
 from dpatlas.graph._testgraphs import chung_lu_edges
 from dpatlas.graph.exact.counting import CommonNeighbourStats, common_neighbour_stats
 from dpatlas.graph.exact.triangle_sensitivity import sensitivity_ladder, smooth_sensitivity
@@ -127,3 +129,19 @@ def test_input_errors_name_the_fix(client):
         triangle_stats(frame([(0, 1)]), n=True, client=client)
     with pytest.raises(TypeError, match=r"edges must be .* got ndarray"):
         triangle_stats(np.array([[0, 1]]), client=client)
+
+
+def test_smooth_epsilon_too_small_is_refused_before_the_debit_and_the_job(tmp_path, client):
+    budget = Budget(1.0, 1e-3)
+    with pytest.raises(ValueError, match=r"too small .* delta=1e-06 .* use epsilon >= 1\.05"):
+        triangle_count(  # a path that does not exist: the refusal comes before reading
+            str(tmp_path / "nothing*.parquet"),
+            n=4,
+            epsilon=1e-10,
+            delta=1e-6,
+            method="smooth",
+            budget=budget,
+            backend="dask",
+            client=client,
+        )
+    assert budget.history == ()

@@ -77,3 +77,12 @@ def test_interval_needs_both_parts() -> None:
     rel = clustering_coefficient(G, epsilon=1.0, rng=0)
     with pytest.raises(ValueError, match="scale"):
         rel.confidence_interval()
+
+
+def test_smooth_epsilon_too_small_for_a_share_is_refused_before_the_debit() -> None:
+    b = Budget(1.0, 1e-3)
+    with pytest.raises(ValueError, match=r"too small for smooth sensitivity with delta=5e-07"):
+        clustering_coefficient(
+            "not read", epsilon=2e-10, delta=1e-6, method="smooth", budget=b, n=3
+        )
+    assert b.history == ()

@@ -4,6 +4,7 @@ test_triangles_exact_privacy.py)."""
 from __future__ import annotations
 
 import math
+import re
 
 import networkx as nx
 import numpy as np
@@ -193,3 +194,27 @@ def test_secure_default_is_not_seeded() -> None:
     assert tri.triangle_count(
         nx.karate_club_graph(), epsilon=1.0, rng=np.random.default_rng(1)
     ).seeded
+
+
+def smallest_epsilon_in(message: str) -> float:
+    return float(re.search(r"use epsilon >= (\S+)$", message).group(1))
+
+
+@pytest.mark.parametrize("delta", [1e-6, 1e-300])
+def test_smooth_epsilon_too_small_is_refused_before_the_debit_and_the_data(delta) -> None:
+    budget = dpa.Budget(1.0, 1e-3)
+    with pytest.raises(ValueError, match="too small for smooth sensitivity") as refused:
+        # a graph that is never read: the refusal depends on ε and δ only
+        tri.triangle_count(
+            "not read", n=4, epsilon=1e-10, delta=delta, method="smooth", budget=budget
+        )
+    assert budget.history == ()
+    floor = smallest_epsilon_in(str(refused.value))
+    assert floor == pytest.approx(2 * math.log(2 / delta) * math.expm1(2.0**-38))
+    with pytest.raises(ValueError, match="too small"):
+        smooth_beta(math.nextafter(floor, 0.0), delta)
+    rel = tri.triangle_count(
+        nx.karate_club_graph(), epsilon=floor, delta=delta, method="smooth", budget=budget, rng=0
+    )
+    assert rel.metadata["beta"] > 0
+    assert [float(s.epsilon) for s in budget.history] == [floor]

@@ -47,6 +47,7 @@ from dpatlas.core.accounting.budget import Budget
 from dpatlas.core.accounting.cost import Cost, split
 from dpatlas.core.interval_pairs import PairRule, PublicLaplace, pair_rule
 from dpatlas.core.noise.discrete_laplace import rational_scale
+from dpatlas.core.noise.local.smooth import smooth_beta
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike
 from dpatlas.core.validation import check_delta, check_epsilon
@@ -223,9 +224,11 @@ def clustering_coefficient(
     """
     eps, d = check_epsilon(epsilon), check_delta(delta)
     share = _check_share(triangle_share)
-    extra = _checked(method, d, False, interval_epsilon)  # same rules as triangle_count
+    extra = _checked(method, eps, d, False, interval_epsilon)  # same rules as triangle_count
     name = f"clustering_coefficient/{method}"
     eps_t, eps_w = split(eps, [share, 1 - share])  # exact sum <= ε
+    if method == "smooth":  # each count's share, refused here rather than after the debit
+        smooth_beta(min(eps_t, eps_w), d / 2)
     cost = clustering_cost(eps, d, extra, share)
     src, g, charge = _open_release(graph, n, nodes, rng, budget, cost, release=name)
     tri_gs = EdgeAdjacency().triangle_global_sensitivity(g.n)  # public: n

@@ -78,7 +78,8 @@ def kstar_count(
     epsilon : float
         Privacy cost of the count, > 0.
     delta : float, default 0.0
-        Only for ``method="smooth"``: 0 is pure ε (discrete Cauchy), ``> 0`` is (ε, δ).
+        Only for ``method="smooth"``: 0 is pure ε (discrete Cauchy), ``> 0`` is (ε, δ); then an
+        ε too small for the smoothness β is refused as in ``triangle_count``, before the debit.
     method : {"ladder", "piecewise", "smooth", "global"}
         Ladder mechanism on the exact ``LS⁽ˢ⁾`` (pure ε), the piecewise ladder on the same
         ``LS⁽ˢ⁾`` (pure ε, the most accurate; ``k = 2`` only), smooth sensitivity, or
@@ -118,7 +119,7 @@ def kstar_count(
     """
     k = check_k(k)
     eps, d = check_epsilon(epsilon), check_delta(delta)
-    extra = _checked(method, d, False, interval_epsilon)  # same rules as triangle_count
+    extra = _checked(method, eps, d, False, interval_epsilon)  # same rules as triangle_count
     if method == "piecewise" and k != 2:
         raise ValueError(
             f"method='piecewise' needs a ladder that grows by at most 1 per step, which the "

@@ -81,7 +81,9 @@ class TriangleRelease(BoundedRelease):
         return int(bounded_halfwidth(self.metadata, level, self.metadata["noisy_a_max"]))
 
 
-def _checked(method: Any, delta: float, relaxed: Any, interval_epsilon: Any) -> float:
+def _checked(
+    method: Any, epsilon: float, delta: float, relaxed: Any, interval_epsilon: Any
+) -> float:
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}, got {method!r}")
     if delta > 0 and method != "smooth":
@@ -89,6 +91,8 @@ def _checked(method: Any, delta: float, relaxed: Any, interval_epsilon: Any) -> 
             f"delta={delta!r} applies only to method='smooth'; the {method} method is pure ε-DP: "
             "pass delta=0"
         )
+    if method == "smooth":
+        smooth_beta(epsilon, delta)  # an epsilon too small for it is refused before the debit
     if not isinstance(relaxed, bool):
         raise TypeError(f"relaxed must be True or False, got {relaxed!r}")
     if interval_epsilon is None:
@@ -126,7 +130,9 @@ def triangle_count(
         Privacy cost of the count, > 0.
     delta : float, default 0.0
         Only for ``method="smooth"``: 0 gives pure ε-DP (discrete Cauchy noise, β = ε/6),
-        ``delta > 0`` (ε, δ)-DP (discrete Laplace noise, scale ``2S/ε``).
+        ``delta > 0`` (ε, δ)-DP (discrete Laplace noise, scale ``2S/ε``). With ``delta > 0``,
+        an ε too small for β = ln(1 + ε/2 ln(2/δ)) - 2**-38 > 0 (about ``1e-10``) is refused,
+        with the smallest one accepted, before the debit and before the graph is read.
     method : {"piecewise", "ladder", "smooth", "global"}
         ``"piecewise"`` (pure ε; the most accurate: piecewise-Laplace noise over the same
         ladder with a floored normalizer, :mod:`dpatlas.core.noise.local.piecewise_ladder`; measured
@@ -189,7 +195,7 @@ def triangle_count(
     ValueError: triangle_count/piecewise needs the public node set, ... pass n=<number of nodes> ...
     """
     eps, d = check_epsilon(epsilon), check_delta(delta)
-    extra = _checked(method, d, relaxed, interval_epsilon)
+    extra = _checked(method, eps, d, relaxed, interval_epsilon)
     name = f"triangle_count/{method}"
     if backend != "memory" and nodes is not None:
         raise ValueError(

@@ -76,10 +76,31 @@ def smooth_beta(epsilon: float, delta: float = 0.0) -> float:
     eps, d = check_epsilon(epsilon), check_delta(delta)
     if d == 0:
         return eps / 6
-    beta = math.log1p(eps / (2 * max(1.0, math.log(2 / d)))) - 2.0**-38
+    beta = _laplace_beta(eps, d)
     if beta <= 0:
-        raise ValueError(f"epsilon={eps!r} is too small for smooth sensitivity; use >= 1e-9")
+        raise ValueError(
+            f"epsilon={eps!r} is too small for smooth sensitivity with delta={d!r} (the "
+            f"smoothness ln(1 + ε/2L) - 2**-38 must be > 0); use epsilon >= "
+            f"{_smallest_epsilon(d)!r}"
+        )
     return beta
+
+
+def _laplace_beta(eps: float, delta: float) -> float:
+    return math.log1p(eps / (2 * max(1.0, math.log(2 / delta)))) - 2.0**-38
+
+
+def _smallest_epsilon(delta: float) -> float:
+    """The smallest float ε that :func:`smooth_beta` accepts with ``delta > 0``.
+
+    About ``2 ln(2/δ) (e^{2**-38} - 1)``, then stepped to the exact float: one below is refused.
+    """
+    eps = 2 * max(1.0, math.log(2 / delta)) * math.expm1(2.0**-38)
+    while _laplace_beta(eps, delta) <= 0:
+        eps = math.nextafter(eps, math.inf)
+    while _laplace_beta(math.nextafter(eps, 0.0), delta) > 0:
+        eps = math.nextafter(eps, 0.0)
+    return eps
 
 
 def smooth_bound(ladder: Any, beta: float, *, global_sensitivity: int | None = None) -> float:
