@@ -145,3 +145,43 @@ def test_smooth_epsilon_too_small_is_refused_before_the_debit_and_the_job(tmp_pa
             client=client,
         )
     assert budget.history == ()
+
+
+def test_every_partition_must_hold_integer_ids_not_only_the_meta(tmp_path, client):
+    # the meta is the first file's (int64); each later file keeps its own dtype
+    later = {
+        "floats": (pd.DataFrame({"src": [2.9, 3.5], "dst": [0.2, 0.7]}), TypeError),
+        "nan": (pd.DataFrame({"src": [2.0, np.nan], "dst": [0.0, 1.0]}), ValueError),
+        "strings": (pd.DataFrame({"src": ["7", "x"], "dst": ["1", "2"]}), TypeError),
+    }
+    matches = {
+        "floats": r"^edges must hold integer node ids, column 'src' has dtype float64; convert",
+        "nan": r"^edges have missing node ids in column 'src'; drop those rows",
+        "strings": r"^edges must hold integer node ids, column 'src' has dtype (str|object)",
+    }
+    for name, (second, exc) in later.items():
+        folder = tmp_path / name
+        folder.mkdir()
+        pd.DataFrame({"src": [0, 1], "dst": [1, 2]}).to_parquet(folder / "a.parquet")
+        second.to_parquet(folder / "b.parquet")
+        budget = Budget(1.0)
+        with pytest.raises(exc, match=matches[name]):
+            triangle_count(str(folder), n=4, epsilon=0.5, budget=budget, backend="dask")
+        assert budget.history == ()  # refused before the debit, never truncated to 2 or 0
+
+
+def test_missing_and_out_of_range_ids_are_named(client):
+    missing = pd.DataFrame(
+        {"src": pd.array([0, 1, None], dtype="Int64"), "dst": pd.array([1, 2, 0], dtype="Int64")}
+    )
+    with pytest.raises(ValueError, match=r"^edges have missing node ids in column 'src'; drop"):
+        triangle_stats(dd.from_pandas(missing, npartitions=1), n=10, client=client)
+    huge = pd.DataFrame(
+        {"src": np.array([0, 1], dtype="uint64"), "dst": np.array([1, 2**63 + 5], dtype="uint64")}
+    )
+    with pytest.raises(
+        ValueError, match=r"at most 2\*\*63 - 1, column 'dst' holds 9223372036854775813"
+    ):
+        triangle_stats(dd.from_pandas(huge, npartitions=1), n=10, client=client)
+    below = pd.DataFrame({"src": np.array([0, 2**63 - 1], dtype="uint64"), "dst": [1, 2]})
+    assert triangle_stats(dd.from_pandas(below, npartitions=1), n=10, client=client).m == 2

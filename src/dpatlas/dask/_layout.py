@@ -21,7 +21,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["Block", "Layout", "hash_block", "hash_split", "rank_block", "rank_split"]
+__all__ = [
+    "Block",
+    "Layout",
+    "hash_block",
+    "hash_split",
+    "integer_ids",
+    "not_integer",
+    "rank_block",
+    "rank_split",
+]
 
 Block = tuple[int, int, np.ndarray, np.ndarray]  # lo, hi, indptr (hi - lo + 1), indices
 
@@ -36,8 +45,38 @@ class Layout:
     blocks: list[Any]
 
 
+def not_integer(column: str, dtype: Any) -> TypeError:
+    """The refusal of a non-integer id column (the meta's or one partition's own dtype)."""
+    return TypeError(
+        f"edges must hold integer node ids, column {column!r} has dtype {dtype}; convert it "
+        "with astype('int64') (ids must be whole numbers) in every file"
+    )
+
+
+def integer_ids(ids: pd.Series, column: str) -> np.ndarray:
+    """The int64 ids of one partition's column, checked: never cast from floats or wrapped.
+
+    Each partition keeps its file's own dtype (the meta is the first file's), so a float,
+    string or missing id, or a uint64 id above int64, is refused here, naming ``column``.
+    """
+    if ids.isna().any():
+        raise ValueError(
+            f"edges have missing node ids in column {column!r}; drop those rows, e.g. "
+            f"edges.dropna(subset=[{column!r}])"
+        )
+    if ids.dtype.kind not in "iu":
+        raise not_integer(column, ids.dtype)
+    values = ids.to_numpy()
+    if values.dtype.kind == "u" and values.size and values.max() > np.iinfo(np.int64).max:
+        raise ValueError(
+            f"node ids must be at most 2**63 - 1, column {column!r} holds {int(values.max())}; "
+            "relabel the nodes (e.g. to 0 .. n-1)"
+        )
+    return values.astype(np.int64)
+
+
 def _ids(part: Any, columns: tuple[str, str]) -> tuple[np.ndarray, np.ndarray]:
-    u, v = (np.asarray(part[c].to_numpy(), dtype=np.int64) for c in columns)
+    u, v = (integer_ids(part[c], c) for c in columns)
     return u, v
 
 

@@ -53,12 +53,8 @@ def _check_frame(frame: Any, columns: tuple[str, str]) -> None:
             "pass columns=(source, target)"
         )
     for c in columns:
-        kind = frame[c].dtype
-        if kind.kind not in "iu":
-            raise TypeError(
-                f"edges must hold integer node ids, column {c!r} has dtype {kind}; convert it "
-                "with astype('int64') (ids must be whole numbers)"
-            )
+        if frame[c].dtype.kind not in "iu":
+            raise _layout.not_integer(c, frame[c].dtype)
 
 
 def _check_summary(loops: int, low: int) -> None:
@@ -174,7 +170,9 @@ def triangle_stats(
     ----------
     edges : dask DataFrame, or str / PathLike
         Integer columns ``columns`` (one row per edge; both directions and repeats are merged),
-        or a path, folder or glob of Parquet files with them (read on the workers).
+        or a path, folder or glob of Parquet files with them (read on the workers). Every
+        partition's own dtype is checked, not only the first file's: float, string or missing
+        ids, and uint64 ids above ``2**63 - 1``, are refused before ``checked`` is called.
     n : int, optional
         Public number of nodes. Ids in ``0 .. n-1`` are the node indices; other ids are
         relabelled (sorted distinct ids to ``0 .. k-1``, the other nodes isolated), and more
