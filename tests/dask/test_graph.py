@@ -13,7 +13,7 @@ import pytest
 from dpatlas.core.accounting.budget import Budget
 from dpatlas.core.noise.local.ladder import ladder_mechanism
 from dpatlas.dask import triangle_stats
-from dpatlas.graph import triangle_count
+from dpatlas.graph import sensitivity_report, triangle_count
 from dpatlas.graph._testgraphs import chung_lu_edges
 from dpatlas.graph.exact.counting import CommonNeighbourStats, common_neighbour_stats
 from dpatlas.graph.exact.triangle_sensitivity import sensitivity_ladder, smooth_sensitivity
@@ -185,3 +185,13 @@ def test_missing_and_out_of_range_ids_are_named(client):
         triangle_stats(dd.from_pandas(huge, npartitions=1), n=10, client=client)
     below = pd.DataFrame({"src": np.array([0, 2**63 - 1], dtype="uint64"), "dst": [1, 2]})
     assert triangle_stats(dd.from_pandas(below, npartitions=1), n=10, client=client).m == 2
+
+
+def test_columns_and_head_are_checked_before_the_job(tmp_path, client):
+    nothing = str(tmp_path / "nothing*.parquet")  # never read: the checks come first
+    pair = r"columns must be a pair of two distinct column names, e.g. columns=\('src', 'dst'\)"
+    for columns in ["src", ("src",), ("src", "src")]:
+        with pytest.raises(ValueError, match=pair):
+            triangle_stats(nothing, n=3, columns=columns, client=client)
+    with pytest.raises(ValueError, match="head must be an integer >= 1, got 0"):
+        sensitivity_report(nothing, n=3, head=0, backend="dask", client=client)

@@ -209,3 +209,23 @@ def test_owner_ids_are_canonical_whatever_the_dtype() -> None:
     assert text.tolist() == ["7", 7]  # "7" != 7, as in memory
     with pytest.raises(TypeError, match=r"individual_column 'who' has dtype datetime64"):
         owner_ids(pd.Series(pd.to_datetime(["2020-01-01"])), "who")
+
+
+def test_column_errors_are_clear_before_the_job(folder, client) -> None:
+    pts = dd.from_pandas(pd.DataFrame({"x": [1.0, 2.0], "y": [1.0, 2.0], "who": [1, 2]}), 1)
+    geo = dask_geopandas.from_geopandas(
+        gpd.GeoDataFrame({"who": [1]}, geometry=gpd.points_from_xy([5.0], [5.0]), crs=3035), 1
+    )
+    pair = r"xy must be a pair of two distinct column names, e.g. xy=\('x', 'y'\), got"
+    for xy in [("x",), "xy", ("x", "x"), ("x", 1)]:
+        with pytest.raises(ValueError, match=pair):
+            heatmap_counts(pts, GRID, crs=3035, xy=xy, client=client)
+    with pytest.raises(ValueError, match=r"individual_column='x' is a coordinate column"):
+        heatmap_counts(pts, GRID, crs=3035, individual_column="x", client=client)
+    with pytest.raises(ValueError, match=r"a GeoSeries has no owner column; pass the GeoDataFrame"):
+        heatmap_counts(geo.geometry, GRID, individual_column="who", client=client)
+    with pytest.raises(TypeError, match=r"got a dask Series \('x'\); pass the frame"):
+        heatmap_counts(pts.x, GRID, crs=3035, client=client)
+    words = dd.from_pandas(pd.DataFrame({"x": ["a"], "y": [1.0]}), npartitions=1)
+    with pytest.raises(TypeError, match=r"site coordinates must be numbers, column 'x' has dtype"):
+        heatmap_counts(words, GRID, crs=3035, client=client)

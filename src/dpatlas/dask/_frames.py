@@ -16,7 +16,7 @@ import fsspec
 import pyarrow.parquet as pq
 from dask.delayed import Delayed
 
-__all__ = ["frame_of", "partitions"]
+__all__ = ["check_pair", "frame_of", "partitions"]
 
 _KINDS = (
     "a dask DataFrame, a dask_geopandas GeoDataFrame / GeoSeries, or a path or glob of "
@@ -39,6 +39,17 @@ def _is_geoparquet(path: str) -> bool:
     fs, first = _first_file(path)
     metadata = pq.read_schema(first, filesystem=fs).metadata or {}
     return b"geo" in metadata
+
+
+def check_pair(names: Any, name: str, example: tuple[str, str]) -> tuple[str, str]:
+    """``names`` as a pair of two distinct column names, or a clear refusal naming ``name``."""
+    pair = isinstance(names, (tuple, list)) and len(names) == 2
+    if not pair or not all(isinstance(c, str) for c in names) or names[0] == names[1]:
+        raise ValueError(
+            f"{name} must be a pair of two distinct column names, e.g. {name}={example!r}, "
+            f"got {names!r}"
+        )
+    return names[0], names[1]
 
 
 def frame_of(data: Any, what: str) -> dd.DataFrame | dd.Series:

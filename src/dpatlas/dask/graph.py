@@ -31,7 +31,7 @@ from dpatlas.core.validation import check_positive_int
 from dpatlas.dask import _layout
 from dpatlas.dask._blocks import block_triangles
 from dpatlas.dask._cluster import get_client
-from dpatlas.dask._frames import frame_of, partitions
+from dpatlas.dask._frames import check_pair, frame_of, partitions
 from dpatlas.dask._frontier import frontier
 from dpatlas.graph.exact.counting import CommonNeighbourStats, common_neighbour_stats
 from dpatlas.graph.input.edgegraph import as_edge_graph
@@ -215,6 +215,7 @@ def triangle_stats(
             )
         n = int(n)
     limit = check_positive_int(max_wedges, "max_wedges")
+    columns = check_pair(columns, "columns", ("src", "dst"))
     run = get_client(client)
     layout = _layout_of(run, edges, n, columns, limit, checked)
     m = int(layout.ds.sum()) // 2

@@ -16,12 +16,13 @@ from typing import Any
 
 import geopandas as gpd
 import numpy as np
+import pandas as pd
 
 from dask import delayed
 from dpatlas.core.rng import RandomSource, RngLike, get_source
 from dpatlas.dask._bounding import bound_bucket, owner_ids, split_by_owner
 from dpatlas.dask._cluster import get_client
-from dpatlas.dask._frames import frame_of, partitions
+from dpatlas.dask._frames import check_pair, frame_of, partitions
 from dpatlas.spatial.adjacency import SiteAdjacency
 from dpatlas.spatial.binning import cell_of
 from dpatlas.spatial.grid import Grid
@@ -35,12 +36,21 @@ __all__ = ["heatmap_counts", "site_counts"]
 # every call and ran 2x slower in a worker here.
 _CHUNK = 8192
 MAX_BUCKETS = 32
+_SITES = "a dask DataFrame with coordinate columns xy, or a dask_geopandas GeoDataFrame / GeoSeries"
 
 
 def _xy(part: Any, grid: Grid, crs: Any, xy: tuple[str, str]) -> tuple[np.ndarray, np.ndarray]:
     if isinstance(part, (gpd.GeoDataFrame, gpd.GeoSeries)):
         return site_coordinates(part, grid.crs, crs)
-    cols = [part[c].to_numpy(dtype=np.float64, na_value=np.nan) for c in xy]
+    cols = []
+    for c in xy:
+        try:
+            cols.append(part[c].to_numpy(dtype=np.float64, na_value=np.nan))
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"site coordinates must be numbers, column {c!r} has dtype {part[c].dtype} "
+                f"with values that are not; convert it, e.g. pd.to_numeric(frame[{c!r}])"
+            ) from None
     return site_coordinates((cols[0], cols[1]), grid.crs, crs)
 
 
@@ -94,8 +104,23 @@ def _total(client: Any, futures: list[Any], n_cells: int, fan_in: int = 4) -> np
 
 
 def _columns(frame: Any, xy: tuple[str, str], column: str | None) -> list[str]:
-    geometry = getattr(frame, "_meta", None)
-    cols = [geometry.geometry.name] if isinstance(geometry, gpd.GeoDataFrame) else list(xy)
+    meta = frame._meta
+    if isinstance(meta, pd.Series) and not isinstance(meta, gpd.GeoSeries):
+        raise TypeError(
+            f"sites must be {_SITES} with backend='dask', got a dask Series ({meta.name!r}); "
+            "pass the frame with both coordinate columns"
+        )
+    if isinstance(meta, gpd.GeoSeries) and column is not None:
+        raise ValueError(
+            f"individual_column={column!r} needs a frame: a GeoSeries has no owner column; "
+            "pass the GeoDataFrame"
+        )
+    cols = [meta.geometry.name] if isinstance(meta, gpd.GeoDataFrame) else list(xy)
+    if column in cols:
+        raise ValueError(
+            f"individual_column={column!r} is a coordinate column ({cols}); name the column "
+            "of owner ids"
+        )
     return cols + ([column] if column is not None else [])
 
 
@@ -144,6 +169,7 @@ def _exact_counts(
     xy: tuple[str, str],
 ) -> np.ndarray:
     _checked(grid, individual_column)
+    xy = check_pair(xy, "xy", ("x", "y"))
     frame = frame_of(sites, "sites")
     parts = partitions(frame, _columns(frame, xy, individual_column), "sites")
     light = dataclasses.replace(grid, mask=None, study_area=None)

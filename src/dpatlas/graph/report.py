@@ -74,13 +74,13 @@ def sensitivity_report(
     ladder_head_not_private=(1, 2, 3, 3), a_max_not_private=1, c_max_not_private=4,
     smooth_sensitivity_eps1_not_private=2.1495...)
     """
+    count = check_positive_int(head, "head")  # before the statistics (a whole Dask job)
     elsewhere = TRIANGLE_STATS.on(backend)  # e.g. an edge list on Dask (dpatlas.dask)
     if elsewhere is not None:
         stats = elsewhere(graph, n=n, client=client)
     else:
         stats = common_neighbour_stats(as_edge_graph(graph, n=n))
     ladder = sensitivity_ladder(stats)
-    count = check_positive_int(head, "head")
     gs = max(stats.n - 2, 0)
     rungs = np.append(ladder, np.full(max(count - ladder.size, 0), gs))[:count]
     return SensitivityReport(
