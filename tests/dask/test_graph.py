@@ -12,7 +12,7 @@ import pytest
 
 from dpatlas.core.accounting.budget import Budget
 from dpatlas.core.noise.local.ladder import ladder_mechanism
-from dpatlas.dask import triangle_stats
+from dpatlas.dask import _layout, triangle_stats
 from dpatlas.graph import sensitivity_report, triangle_count
 from dpatlas.graph._testgraphs import chung_lu_edges
 from dpatlas.graph.exact.counting import CommonNeighbourStats, common_neighbour_stats
@@ -195,3 +195,12 @@ def test_columns_and_head_are_checked_before_the_job(tmp_path, client):
             triangle_stats(nothing, n=3, columns=columns, client=client)
     with pytest.raises(ValueError, match="head must be an integer >= 1, got 0"):
         sensitivity_report(nothing, n=3, head=0, backend="dask", client=client)
+
+
+@pytest.mark.parametrize("n", [10, 2**33])  # 2**33: ra * n + rb would overflow int64
+def test_rank_block_sorts_pairs_exactly_beyond_the_single_key_range(n):
+    pieces = (np.array([n - 1, n - 2]), np.array([5, 7])), (np.array([n - 1]), np.array([3]))
+    lo, hi, indptr, indices = _layout.rank_block(n - 2, n, n, *pieces)
+    assert (lo, hi) == (n - 2, n)
+    assert indptr.tolist() == [0, 1, 3]
+    assert indices.tolist() == [7, 3, 5]

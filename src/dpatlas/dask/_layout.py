@@ -32,6 +32,8 @@ __all__ = [
     "rank_split",
 ]
 
+_ONE_KEY = 3_037_000_499  # the largest span with span**2 < 2**63: pairs sort as one int64 key
+
 Block = tuple[int, int, np.ndarray, np.ndarray]  # lo, hi, indptr (hi - lo + 1), indices
 
 
@@ -107,7 +109,7 @@ def hash_block(span: int, *pieces: tuple[np.ndarray, np.ndarray]) -> tuple[Any, 
     """
     a = np.concatenate([p[0] for p in pieces])
     b = np.concatenate([p[1] for p in pieces])
-    if span <= 3_037_000_499:  # span**2 < 2**63: one sort of a single key
+    if span <= _ONE_KEY:  # span**2 < 2**63: one sort of a single key
         keys = np.sort(a * np.int64(span) + b)
         keys = keys[_firsts(keys)]
         a, b = np.divmod(keys, np.int64(span))
@@ -143,9 +145,18 @@ def rank_split(
 
 
 def rank_block(lo: int, hi: int, n: int, *pieces: tuple[np.ndarray, np.ndarray]) -> Block:
-    """CSR rows ``lo .. hi - 1`` (rank space) from the pairs sent to this block."""
-    keys = np.sort(np.concatenate([p[0] * np.int64(n) + p[1] for p in pieces]))
-    ra, rb = np.divmod(keys, np.int64(n))
+    """CSR rows ``lo .. hi - 1`` (rank space) from the pairs sent to this block.
+
+    Pairs are sorted as one ``ra * n + rb`` key when it fits in int64, else by ``lexsort``.
+    """
+    ra = np.concatenate([p[0] for p in pieces])
+    rb = np.concatenate([p[1] for p in pieces])
+    if n <= _ONE_KEY:
+        keys = np.sort(ra * np.int64(n) + rb)
+        ra, rb = np.divmod(keys, np.int64(n))
+    else:
+        order = np.lexsort((rb, ra))
+        ra, rb = ra[order], rb[order]
     dtype = np.int32 if n <= np.iinfo(np.int32).max else np.int64
     indptr = np.zeros(hi - lo + 1, dtype=np.int64)
     np.cumsum(np.bincount(ra - lo, minlength=hi - lo), out=indptr[1:])
