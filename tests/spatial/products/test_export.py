@@ -272,3 +272,20 @@ def test_a_failed_geopackage_export_leaves_the_existing_file_whole(tmp_path):
 def test_an_export_into_a_missing_folder_says_so(tmp_path):
     with pytest.raises(FileNotFoundError, match=r"in a folder that does not exist; create"):
         _map().to_file(tmp_path / "nope" / "map.gpkg")
+
+
+def test_read_heatmap_says_where_the_release_record_is(tmp_path):
+    # was "is not a GeoPackage" / "holds no dpatlas release record" for dpatlas's own files
+    from dpatlas.spatial import read_heatmap
+
+    hm = _tree_map()
+    leaves = hm.to_file(tmp_path / "leaves.gpkg", unit="leaf")
+    with pytest.raises(
+        ValueError, match=r"has no layer 'cells' \(its layers: leaves\): .*unit='leaf'"
+    ):
+        read_heatmap(leaves)
+    both = hm.to_file(tmp_path / "both.gpkg")
+    with pytest.raises(ValueError, match=r"record is kept in the layer 'cells', not 'leaves'"):
+        read_heatmap(both, layer="leaves")
+    with pytest.raises(ValueError, match=r"has no layer 'nope' \(its layers: cells, leaves\)"):
+        read_heatmap(both, layer="nope")

@@ -95,7 +95,23 @@ def read_heatmap(path: str | Path, *, layer: str = "cells") -> Heatmap:
     try:
         metadata = pyogrio.read_info(path, layer=layer).get("layer_metadata") or {}
     except (pyogrio.errors.DataSourceError, pyogrio.errors.DataLayerError) as exc:
+        layers = _layers(path)
+        if layers and "leaves" in layers and layer == "cells":
+            raise ValueError(
+                f"{path} has no layer 'cells' (its layers: {', '.join(layers)}): it was written "
+                "with unit='leaf', and the release record is kept with the cells; write the map "
+                "again with unit=None (cells and leaves) to render it again"
+            ) from None
+        if layers:
+            raise ValueError(
+                f"{path} has no layer {layer!r} (its layers: {', '.join(layers)})"
+            ) from None
         raise ValueError(f"{path} is not a GeoPackage with a layer {layer!r}: {exc}") from None
+    if RECORD_KEY not in metadata and layer != "cells" and "cells" in _layers(path):
+        raise ValueError(
+            f"{path}: the release record is kept in the layer 'cells', not {layer!r}; "
+            "read it with read_heatmap(path)"
+        )
     if RECORD_KEY not in metadata:
         raise ValueError(
             f"{path} holds no dpatlas release record (layer metadata {RECORD_KEY!r}); only a "
@@ -145,3 +161,13 @@ def read_heatmap(path: str | Path, *, layer: str = "cells") -> Heatmap:
         flags={name: cells[name].to_numpy(dtype=bool) for name in record["flags"]},
         steps=tuple(record["steps"]),
     )
+
+
+def _layers(path: Path) -> list[str]:
+    """The layer names of a vector file, or [] when it is none."""
+    import pyogrio
+
+    try:
+        return [str(name) for name in pyogrio.list_layers(path)[:, 0]]
+    except (pyogrio.errors.DataSourceError, pyogrio.errors.DataLayerError):
+        return []
