@@ -65,15 +65,18 @@ def noise_model(name: str) -> NoiseModel:
 
 
 def _plain(x: Any) -> Any:
+    """``x`` in JSON's types: arrays as lists, numpy scalars as Python ones, others as str."""
     if isinstance(x, np.ndarray):
-        return x.tolist()
+        return _plain(x.tolist())
     if isinstance(x, np.generic):
-        return x.item()
+        return _plain(x.item())
     if isinstance(x, Mapping):
         return {str(k): _plain(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
         return [_plain(v) for v in x]
-    return x
+    if x is None or isinstance(x, (bool, int, float, str)):
+        return x
+    return str(x)  # e.g. an exponential mechanism's candidate of the user's own type
 
 
 @dataclass(frozen=True)
@@ -155,7 +158,16 @@ class Release:
         return low, high
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dictionary of the release."""
+        """A JSON-ready dictionary of the release (values of other types as their ``str``).
+
+        Examples
+        --------
+        >>> import datetime
+        >>> rel = Release(np.array([1, 2]), 1.0, 0.0, "x", None, None, None, False)
+        >>> day = Release(datetime.date(2026, 1, 2), 1.0, 0.0, "x", None, None, None, False)
+        >>> rel.to_dict()["value"], day.to_dict()["value"]
+        ([1, 2], '2026-01-02')
+        """
         return {
             "value": _plain(self.value),
             "epsilon": self.epsilon,
