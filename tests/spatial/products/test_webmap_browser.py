@@ -6,12 +6,14 @@ CI installs both and sets ``DPATLAS_REQUIRE_BROWSER=1`` so that it runs there.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import geopandas as gpd
 import numpy as np
 import pytest
 from matplotlib.image import imread
+from shapely.geometry import box
 from tests.helpers.browser import chromium, visit
 
 from dpatlas.spatial import Grid, heatmap
@@ -113,3 +115,40 @@ def test_the_harness_sees_errors_and_requests(browser, tmp_path):
     assert "bad" in seen.errors
     assert any("undefinedFunction" in e for e in seen.errors)
     assert seen.requests == ["https://example.org/tile.png"]
+
+
+def _payload(where: str) -> str:
+    """Markup that, if the page ever inserts it as HTML, runs and records ``where``."""
+    return f"<img src=x onerror=\"(window.pwned = window.pwned || []).push('{where}')\">"
+
+
+def test_names_from_the_caller_are_shown_as_text_and_never_run(browser, tmp_path):
+    grid = Grid.from_bounds((0, 0, 3_000, 2_000), cell_size=1_000, crs="EPSG:3035")
+    hm = heatmap((np.array([500.0]), np.array([500.0])), grid, epsilon=1.0, crs=3035, rng=0)
+    flag = _payload("flag name")
+    release = dataclasses.replace(
+        hm.release, metadata={**hm.release.metadata, "created": "<s>19</s>"}
+    )
+    comment = "<!--<script>"  # would turn the end of the data block into data
+    ones = np.ones(grid.n_released, dtype=bool)
+    hm = hm.replace(release=release, flags={flag: ones, comment: ones})
+    title, layer = _payload("title"), _payload("context name")
+    context = {layer: gpd.GeoSeries([box(0, 0, 1_000, 1_000)], crs=3035)}
+    path = hm.to_html(tmp_path / "map.html", title=title, context=context)
+    with visit(browser, path) as seen:
+        page = seen.page
+        page.wait_for_function("window.dpatlas !== undefined")
+        page.locator("path.dpatlas-cell").first.hover()
+        tooltip = page.wait_for_selector(".leaflet-tooltip").inner_text()
+        page.wait_for_timeout(200)  # an injected image would have failed and run by now
+        assert page.evaluate("window.pwned === undefined")
+        assert page.locator("img").count() == 0
+        assert page.inner_text(".dpatlas-title") == title
+        assert layer in page.inner_text(".leaflet-control-layers")
+        assert f"{flag}\tyes" in tooltip
+        assert f"{comment}\tyes" in tooltip
+        assert page.inner_text(".dpatlas-caption").startswith(
+            "Differentially private map, released <s>19</s>: "
+        )
+    assert seen.errors == []
+    assert seen.requests == []

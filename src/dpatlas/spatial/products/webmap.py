@@ -10,7 +10,9 @@ private layer never depends on it.
 What reaches the page: the released cells (re-projected to WGS 84) with the columns of
 :meth:`Heatmap.to_geodataframe` (estimate, raw noisy count, interval, flags), the release's
 public facts, and the public context layers the caller passes. Nothing else: no site, no
-exact count. Rendering is post-processing of the release and costs no privacy.
+exact count. Rendering is post-processing of the release and costs no privacy. Text the caller
+gives (the title, context-layer names, column and flag names) is shown as text, never run as
+HTML.
 """
 
 from __future__ import annotations
@@ -88,18 +90,21 @@ class WebMap:
         )
 
 
-def _fields(gdf: Any, level: float) -> list[list[str]]:
-    """``[column, label]`` rows of the tooltip: estimate, interval(s), raw count, flags."""
-    fields = []
+def _fields(gdf: Any, level: float) -> list[list[Any]]:
+    """``[columns, label]`` rows of the tooltip: estimate, interval(s), raw count, flags.
+
+    ``columns`` lists one column, or the two ends of an interval.
+    """
+    fields: list[list[Any]] = []
     for column in gdf.columns:
         if column == gdf.geometry.name or column.endswith("_high"):
             continue
         if column.endswith("_low") and f"{column[:-4]}_high" in gdf.columns:
-            fields.append([f"{column[:-4]}_low|{column[:-4]}_high", f"{level:.0%} interval"])
+            fields.append([[column, f"{column[:-4]}_high"], f"{level:.0%} interval"])
         elif column not in _LABELS:
-            fields.append([column, column.replace("_", " ")])
+            fields.append([[column], column.replace("_", " ")])
         elif (known := _LABELS[column]) is not None:
-            fields.append([column, known])
+            fields.append([[column], known])
     return fields
 
 
@@ -133,7 +138,7 @@ def _caption(heatmap: Heatmap, facts: dict[str, Any]) -> str:
         if heatmap.release.seeded
         else ""
     )
-    released = f", released {date}" if date else ""
+    released = f", released {html.escape(date)}" if date else ""
     text = html.escape(caption(heatmap).removesuffix(" [seeded: not secret]"))
     promise = facts.get("interval")
     ranges = f"<br>Intervals: {html.escape(str(promise))}" if promise else ""
@@ -244,7 +249,8 @@ def explore(
         title=html.escape(title or "Private heatmap"),
         leaflet_css=asset("leaflet.css"),
         leaflet_js=asset("leaflet.js"),
-        data=dumps(data).replace("</", "<\\/"),
+        # "<" as its JSON escape: no "</script>" or "<!--" in a name can end the data block
+        data=dumps(data).replace("<", "\\u003c"),
         script=SCRIPT,
         style=STYLE,
     )

@@ -1,5 +1,9 @@
 """The web map's page: its HTML template, style and script, and the vendored Leaflet.
 
+Text not written by dpatlas (the title, context-layer names, column and flag names, values)
+reaches the page as text: the script sets the title as ``textContent`` and escapes names and
+values (``esc``) where Leaflet or the tooltip take HTML; the caption arrives escaped.
+
 Leaflet 1.9.4 (BSD-2-Clause, vendored from the npm registry by ``tools/vendor_leaflet.py``, its
 licence in ``_leaflet/LICENSE``) is inlined into every page, so the page needs no network.
 """
@@ -37,6 +41,10 @@ SCRIPT = r"""
   "use strict";
   var data = JSON.parse(document.getElementById("dpatlas-data").textContent);
   var map = L.map("map", {preferCanvas: data.canvas, zoomSnap: 0.25});
+  function esc(text) {
+    return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
+                       .replace(/"/g, "&quot;").replace(/'/g, "&#39;");
+  }
   function fmt(v) {
     if (v === null || v === undefined) { return "–"; }
     if (typeof v === "boolean") { return v ? "yes" : "no"; }
@@ -46,12 +54,12 @@ SCRIPT = r"""
   function tip(p) {
     var head = p.row !== undefined ? "cell row " + p.row + ", column " + p.col
              : p.leaf !== undefined ? "leaf " + p.leaf : "";
-    var rows = ["<b>" + head + "</b>"];
+    var rows = ["<b>" + esc(head) + "</b>"];
     data.fields.forEach(function (f) {
-      var keys = f[0].split("|");
+      var keys = f[0];
       var text = keys.length === 2 ? "[" + fmt(p[keys[0]]) + ", " + fmt(p[keys[1]]) + "]"
                                    : fmt(p[keys[0]]);
-      rows.push("<tr><td>" + f[1] + "</td><td>" + text + "</td></tr>");
+      rows.push("<tr><td>" + esc(f[1]) + "</td><td>" + esc(text) + "</td></tr>");
     });
     return rows[0] + "<table>" + rows.slice(1).join("") + "</table>";
   }
@@ -74,7 +82,7 @@ SCRIPT = r"""
                                        fillOpacity: 1, interactive: false});
       }
     }).addTo(map);
-    overlays[c.name] = layer;
+    overlays[esc(c.name)] = layer;  // Leaflet's layer control writes names as HTML
   });
   var bases = {};
   if (data.tiles) {
@@ -84,17 +92,15 @@ SCRIPT = r"""
   }
   L.control.layers(bases, overlays, {collapsed: false}).addTo(map);
   L.control.scale({imperial: false}).addTo(map);
-  function box(position, html, extra) {
+  function box(position, extra) {
+    var div = L.DomUtil.create("div", "dpatlas-box " + extra);
+    L.DomEvent.disableClickPropagation(div);
     var control = L.control({position: position});
-    control.onAdd = function () {
-      var div = L.DomUtil.create("div", "dpatlas-box " + extra);
-      div.innerHTML = html;
-      L.DomEvent.disableClickPropagation(div);
-      return div;
-    };
-    return control.addTo(map);
+    control.onAdd = function () { return div; };
+    control.addTo(map);
+    return div;
   }
-  box("topleft", document.title, "dpatlas-title");
+  box("topleft", "dpatlas-title").textContent = document.title;
   var lg = data.legend;
   var legend = "<div>" + lg.label + "</div>" +
     "<div class='dpatlas-bar' style='background: linear-gradient(to right, " +
@@ -103,8 +109,8 @@ SCRIPT = r"""
   if (data.suppressed) {
     legend += "<div><span class='dpatlas-swatch'></span>suppressed (noisy count below the threshold)</div>";
   }
-  box("bottomright", legend, "dpatlas-legend");
-  box("bottomleft", data.caption, "dpatlas-caption");
+  box("bottomright", "dpatlas-legend").innerHTML = legend;
+  box("bottomleft", "dpatlas-caption").innerHTML = data.caption;
   map.fitBounds(cells.getBounds(), {padding: [10, 10]});
   window.dpatlas = {map: map, cells: cells, drawn: cells.getLayers().length};
 })();
