@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from dpatlas.core.validation import percent
 from dpatlas.spatial.products.intervals import containing
 from dpatlas.spatial.products.plot import caption, draw_leaves, plot_heatmap
 from dpatlas.spatial.products.render.layers import draw_outlines, frame_axes
@@ -84,7 +85,7 @@ def plot_heatmaps(
 
 def _interval_layers(heatmap: Any, level: float, unit: str) -> tuple[list[Any], str]:
     """The three maps (lower end, estimate, upper end) and a note on what they promise."""
-    pct = f"{level:.0%}"
+    pct = percent(level)
     if unit == "leaf":
         m = heatmap.measured
         count = np.bincount(m.of_cell, weights=heatmap.estimate, minlength=m.size)

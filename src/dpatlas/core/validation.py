@@ -19,6 +19,7 @@ __all__ = [
     "check_level",
     "check_positive_int",
     "check_sensitivity",
+    "percent",
     "value_count",
 ]
 
@@ -126,12 +127,13 @@ def check_level(level: Any) -> float:
     Python and numpy real numbers are accepted; a bool is not. Above ``1 - 1e-9`` the tail
     probabilities are too small for the quantiles of every interval to be computed reliably
     in floating point (a lattice's folded mass, ``1 - level`` rounding to 0), so such levels
-    are refused rather than answered with an interval that may not hold.
+    are refused rather than answered with an interval that may not hold. A numpy float is read
+    as the decimal it prints as, so ``np.float32(0.9)`` is 0.9 (not 0.8999999761581421).
 
     Examples
     --------
-    >>> check_level(np.float32(0.5))
-    0.5
+    >>> check_level(np.float32(0.5)), check_level(np.float32(0.9))
+    (0.5, 0.9)
     >>> check_level(95)
     Traceback (most recent call last):
     ...
@@ -145,7 +147,27 @@ def check_level(level: Any) -> float:
             f"level must be at most 1 - 1e-9 (a 99.9999999% interval), got {level!r}: smaller "
             "tail probabilities are beyond what floating point computes reliably"
         )
-    return float(level)
+    return float(str(level)) if isinstance(level, np.floating) else float(level)
+
+
+def percent(level: Any) -> str:
+    """``level`` (of an interval, :func:`check_level`) in percent, never rounded up to 100%.
+
+    Ten significant digits, and more where ten would read 100: a 99.9999999% interval is not
+    a certainty.
+
+    Examples
+    --------
+    >>> percent(0.95), percent(0.975), percent(0.999), percent(0.9999)
+    ('95%', '97.5%', '99.9%', '99.99%')
+    >>> percent(1 - 1e-9)
+    '99.9999999%'
+    """
+    share = 100 * check_level(level)
+    digits = 10
+    while (text := f"{share:.{digits}g}") == "100":
+        digits += 1
+    return f"{text}%"
 
 
 def check_positive_int(x: Any, name: str, *, minimum: int = 1) -> int:

@@ -9,6 +9,7 @@ import geopandas as gpd
 import numpy as np
 import shapely
 
+from dpatlas.core.validation import percent
 from dpatlas.spatial._mask import cell_coverage, study_area_geometry
 from dpatlas.spatial.products.intervals import check_level, containing, region_interval
 from dpatlas.spatial.tree.estimates import leaf_of_cell
@@ -91,7 +92,7 @@ class RegionEstimate:
         if round(self.estimate) < 0:  # a noisy sum below zero: say so, not "about -5 sites"
             about = f"about 0 sites (the noisy estimate, {self.estimate:.0f}, is below zero)"
         text = (
-            f"{about}; with {self.level:.0%} probability the true "
+            f"{about}; with {percent(self.level)} probability the true "
             f"number lies between {self.ci_low:.0f} and {self.ci_high:.0f}. This range allows "
             f"for the noise of the {self.n_whole} {plural} wholly inside the region"
         )

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from dpatlas.core.validation import percent
 from dpatlas.spatial.products.render.geojson import Raw, collection, dumps
 from dpatlas.spatial.products.render.page import SCRIPT, STYLE, TEMPLATE, asset
 
@@ -100,7 +101,7 @@ def _fields(gdf: Any, level: float) -> list[list[Any]]:
         if column == gdf.geometry.name or column.endswith("_high"):
             continue
         if column.endswith("_low") and f"{column[:-4]}_high" in gdf.columns:
-            fields.append([[column, f"{column[:-4]}_high"], f"{level:.0%} interval"])
+            fields.append([[column, f"{column[:-4]}_high"], f"{percent(level)} interval"])
         elif column not in _LABELS:
             fields.append([[column], column.replace("_", " ")])
         elif (known := _LABELS[column]) is not None:

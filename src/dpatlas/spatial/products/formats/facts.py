@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from dpatlas.core.validation import percent
 from dpatlas.spatial.products.intervals import Measured, check_level
 
 if TYPE_CHECKING:
@@ -27,14 +28,14 @@ def interval_columns(level: float) -> tuple[str, str]:
     >>> interval_columns(0.95), interval_columns(0.975)
     (('ci95_low', 'ci95_high'), ('ci97_5_low', 'ci97_5_high'))
     """
-    tag = f"ci{100 * check_level(level):.10g}".replace(".", "_")
+    tag = "ci" + percent(level).removesuffix("%").replace(".", "_")
     return f"{tag}_low", f"{tag}_high"
 
 
 def _sentences(m: Measured, level: float) -> dict[str, str]:
     """What the intervals of each layer promise, in words."""
     low, high = interval_columns(level)
-    pct = f"{100 * level:.10g}%"
+    pct = percent(level)
     if m.unit == "cell":
         return {
             "cell": f"{low}, {high}: each cell's true count lies in its range with probability "
