@@ -11,8 +11,9 @@ not). Drawing a release is post-processing and costs no privacy; never draw the 
 
 from __future__ import annotations
 
+import numbers
 import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,7 @@ __all__ = [
 
 
 def plot_heatmaps(
-    heatmaps: Sequence[Any],
+    heatmaps: Iterable[Any],
     titles: Sequence[str] | None = None,
     *,
     outlines: Any = None,
@@ -43,7 +44,8 @@ def plot_heatmaps(
 ) -> Any:
     """Several private heatmaps side by side on one colour scale; returns the figure.
 
-    ``gamma`` < 1 (e.g. 0.5, a square-root scale) brings out small counts next to large ones.
+    ``heatmaps`` may be any iterable of heatmaps. ``gamma`` (> 0; < 1, e.g. 0.5, a square-root
+    scale) brings out small counts next to large ones.
 
     Examples
     --------
@@ -58,9 +60,20 @@ def plot_heatmaps(
     Traceback (most recent call last):
     ...
     ValueError: give one title per heatmap (2), got 1
+    >>> plot_heatmaps(maps, gamma=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: gamma must be a finite number > 0, got 0; e.g. 0.5 for a square-root scale
     """
     import matplotlib.pyplot as plt
 
+    heatmaps = list(heatmaps)
+    if gamma is not None and not (
+        isinstance(gamma, numbers.Real) and not isinstance(gamma, bool) and 0 < gamma < np.inf
+    ):
+        raise ValueError(
+            f"gamma must be a finite number > 0, got {gamma!r}; e.g. 0.5 for a square-root scale"
+        )
     if not heatmaps:
         raise ValueError("heatmaps must hold at least one Heatmap, got none")
     names: list[str | None] = list(titles) if titles is not None else [None] * len(heatmaps)
