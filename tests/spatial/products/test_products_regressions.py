@@ -13,6 +13,7 @@ import pytest
 
 from dpatlas.plot import plot_heatmaps, plot_interval_map
 from dpatlas.spatial import Grid, heatmap
+from dpatlas.spatial.products.denoise import empirical_bayes, posterior_medians
 
 GRID = Grid.from_bounds((0, 0, 3_000, 2_000), cell_size=1_000, crs="EPSG:3035")
 
@@ -37,3 +38,40 @@ def test_plot_heatmaps_takes_any_iterable_of_maps():
     fig = plot_heatmaps(hm for hm in maps)
     assert len(fig.axes) == 4  # two maps and their colour bars
     plt.close(fig)
+
+
+def test_suppress_names_a_threshold_beyond_the_float_range():
+    with pytest.raises(ValueError, match="threshold must be finite, got an integer beyond"):
+        _map().suppress(10**400)
+
+
+def test_posterior_medians_take_a_numpy_scale():
+    released = np.ones((1, 2), dtype=bool)
+    values = np.array([1, 2])
+    assert (
+        posterior_medians(values, np.float32(1.0), released).tolist()
+        == posterior_medians(values, 1.0, released).tolist()
+    )
+    with pytest.raises(ValueError, match=r"scale must be a finite number > 0, got np\.True_"):
+        posterior_medians(values, np.bool_(True), released)
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        ({"groups": 0}, "groups must be an integer >= 1, got 0"),
+        ({"window": 2}, r"window must be odd \(a box centred on the cell\), got 2; e.g. 3"),
+    ],
+)
+def test_empirical_bayes_checks_its_options_on_small_maps_too(option, message):
+    assert _map().grid.n_released < 256  # the map too small to fit a prior
+    with pytest.raises(ValueError, match=message):
+        empirical_bayes(_map(), **option)
+
+
+def test_empirical_bayes_again_adds_no_step():
+    hm = _map()
+    assert hm.steps == ("nonnegative(integer)",)  # heatmap() applied it (a small map)
+    assert empirical_bayes(hm) is hm
+    raw = hm.replace(estimate=None, steps=())
+    assert empirical_bayes(raw).steps == ("nonnegative(integer)",)

@@ -39,6 +39,7 @@ noise distribution and scale, and the public grid; never the sites.
 
 from __future__ import annotations
 
+import numbers
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -91,6 +92,17 @@ def neighbour_means(values: np.ndarray, released: np.ndarray, window: int) -> np
     return np.where(cells > 0, means, float(np.mean(values)) if values.size else 0.0)
 
 
+def _check_groups(groups: int, window: int) -> tuple[int, int]:
+    """``groups`` and ``window`` as ints, or the error naming the bad one."""
+    groups = check_positive_int(groups, "groups")
+    window = check_positive_int(window, "window")
+    if window % 2 == 0:
+        raise ValueError(
+            f"window must be odd (a box centred on the cell), got {window}; e.g. {window + 1}"
+        )
+    return groups, window
+
+
 def posterior_medians(
     values: np.ndarray,
     scale: float,
@@ -136,12 +148,10 @@ def posterior_medians(
         )
     if y.size and not np.array_equal(y, np.rint(y)):
         raise ValueError("values must be integers (the raw counts of a discrete Laplace release)")
-    if not (isinstance(scale, (int, float)) and 0 < scale < np.inf):
+    real = isinstance(scale, numbers.Real) and not isinstance(scale, (bool, np.bool_))
+    if not (real and 0 < scale < np.inf):
         raise ValueError(f"scale must be a finite number > 0, got {scale!r}")
-    groups = check_positive_int(groups, "groups")
-    window = check_positive_int(window, "window")
-    if window % 2 == 0:
-        raise ValueError(f"window must be odd (a box centred on the cell), got {window}")
+    groups, window = _check_groups(groups, window)
     y = y.astype(np.int64)
     out = y.copy()
     if y.size == 0:
@@ -177,7 +187,9 @@ def empirical_bayes(heatmap: Heatmap, *, groups: int = GROUPS, window: int = WIN
     scale and the grid; ``steps`` records ``"empirical_bayes"``. Maps with fewer than
     :data:`MIN_CELLS` released cells get the total-preserving non-negative integers of
     :func:`~dpatlas.spatial.products.postprocess.nonnegative` instead (step ``"nonnegative(integer)"``,
-    without its flag). :func:`~dpatlas.spatial.heatmap`
+    without its flag); ``groups`` and ``window`` are checked there too. Applied to a map whose
+    estimate it made already (its step last), it returns the map unchanged, with no step added.
+    :func:`~dpatlas.spatial.heatmap`
     applies it to one-level releases made for ``target="cells"`` (the default). The estimate
     answers "how many sites in this cell"; for sums over a region use
     :meth:`~dpatlas.spatial.Heatmap.query`, which adds up the raw counts (unbiased, with an
@@ -208,15 +220,21 @@ def empirical_bayes(heatmap: Heatmap, *, groups: int = GROUPS, window: int = WIN
             f"empirical_bayes needs discrete Laplace noise of a public scale, got noise "
             f"{release.noise!r} with scale {release.scale!r}"
         )
+    groups, window = _check_groups(groups, window)
     if heatmap.grid.n_released < MIN_CELLS:
         small = nonnegative(heatmap.replace(estimate=None))
+        estimate = small.estimate
         added = small.steps[len(heatmap.steps) :]  # none when the raw counts are already >= 0
-        return heatmap.replace(estimate=small.estimate, steps=(*heatmap.steps, *added))
-    estimate = posterior_medians(
-        np.asarray(release.value),
-        float(release.scale),
-        heatmap.grid.released,
-        groups=groups,
-        window=window,
-    )
-    return heatmap.replace(estimate=estimate, steps=(*heatmap.steps, "empirical_bayes"))
+    else:
+        estimate = posterior_medians(
+            np.asarray(release.value),
+            float(release.scale),
+            heatmap.grid.released,
+            groups=groups,
+            window=window,
+        )
+        added = ("empirical_bayes",)
+    made_here = heatmap.steps[len(heatmap.steps) - len(added) :] == added
+    if made_here and np.array_equal(estimate, heatmap.estimate):
+        return heatmap
+    return heatmap.replace(estimate=estimate, steps=(*heatmap.steps, *added))

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from dpatlas.core.validation import float_or_inf
 from dpatlas.spatial.tree.estimates import EMPTY_Z, drop_empty, empty_regions, to_cells
 from dpatlas.spatial.tree.estimates import nonnegative as tree_nonnegative
 from dpatlas.spatial.tree.hierarchy import least_squares
@@ -177,7 +178,10 @@ def suppress(heatmap: Heatmap, threshold: float) -> Heatmap:
     """
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.number)):
         raise TypeError(f"threshold must be a number, got {threshold!r}")
-    if not math.isfinite(threshold):
-        raise ValueError(f"threshold must be finite, got {threshold!r}")
+    if not math.isfinite(float_or_inf(threshold)):
+        shown = (
+            "an integer beyond the float range" if isinstance(threshold, int) else repr(threshold)
+        )
+        raise ValueError(f"threshold must be finite, got {shown}; e.g. 5 flags estimates below 5")
     flags = {**heatmap.flags, "suppressed": np.asarray(heatmap.estimate) < threshold}
     return heatmap.replace(flags=flags, steps=(*heatmap.steps, f"suppress(<{threshold:g})"))
