@@ -75,3 +75,19 @@ def test_empirical_bayes_again_adds_no_step():
     assert empirical_bayes(hm) is hm
     raw = hm.replace(estimate=None, steps=())
     assert empirical_bayes(raw).steps == ("nonnegative(integer)",)
+
+
+@pytest.mark.parametrize("name", ["count", "row", "col", "raw", "ci_covers", "ci95_low", "leaf"])
+def test_a_flag_may_not_take_the_name_of_an_exported_column(name):
+    hm = _map()
+    with pytest.raises(ValueError, match=f"flag name '{name}' is the name of a column"):
+        hm.replace(flags={name: np.zeros(GRID.n_released, dtype=bool)})
+
+
+def test_flags_named_otherwise_are_exported_beside_the_columns():
+    hm = _map().replace(flags={"counted": np.ones(GRID.n_released, dtype=bool)})
+    gdf = hm.to_geodataframe()
+    assert gdf["count"].tolist() == hm.estimate.tolist()
+    assert gdf["counted"].all()
+    with pytest.raises(TypeError, match="flag names must be strings, got 1"):
+        hm.replace(flags={1: np.ones(GRID.n_released, dtype=bool)})

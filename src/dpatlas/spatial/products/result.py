@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -18,6 +19,21 @@ from dpatlas.spatial.products.intervals import Measured, cell_intervals, check_l
 from dpatlas.spatial.tree.hierarchy import Hierarchy
 
 __all__ = ["Heatmap"]
+
+_EXPORTED_COLUMNS = ("row", "col", "leaf", "count", "raw", "ci_covers", "geometry")
+"""Columns of the exported cells (:meth:`Heatmap.to_geodataframe`) besides the interval's
+``ciNN_low`` / ``ciNN_high``: flags, exported beside them, may not take these names."""
+
+
+def _check_flag_name(name: Any) -> None:
+    if not isinstance(name, str):
+        raise TypeError(f"flag names must be strings, got {name!r}")
+    if name in _EXPORTED_COLUMNS or re.fullmatch(r"ci.*_(low|high)", name):
+        columns = ", ".join((*_EXPORTED_COLUMNS, "ciNN_low", "ciNN_high"))
+        raise ValueError(
+            f"flag name {name!r} is the name of a column of the exported cells ({columns}); "
+            f"rename it, e.g. {name + '_flag'!r}"
+        )
 
 
 def _frozen(values: Any) -> np.ndarray:
@@ -47,6 +63,8 @@ class Heatmap:
         The current estimate per released cell (the raw counts until post-processed).
     flags : Mapping[str, numpy.ndarray]
         Boolean flags per released cell (e.g. ``"suppressed"``), decided on noisy counts only.
+        Exports write each as a column beside ``row``, ``col``, ``count``, ``raw``, the interval
+        and ``ci_covers``, so a flag may not take one of those names.
     steps : tuple of str
         The post-processing steps applied, in order.
     """
@@ -70,6 +88,8 @@ class Heatmap:
             )
         estimate = self.release.value if self.estimate is None else self.estimate
         object.__setattr__(self, "estimate", _frozen(estimate))
+        for name in self.flags:
+            _check_flag_name(name)
         object.__setattr__(self, "flags", {k: _frozen(v) for k, v in self.flags.items()})
         for name, values in {"estimate": self.estimate, **self.flags}.items():
             if values.shape != raw.shape:
