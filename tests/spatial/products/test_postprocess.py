@@ -9,6 +9,7 @@ import pytest
 from scipy import optimize
 
 from dpatlas.spatial import Grid, heatmap
+from dpatlas.spatial.products.denoise import empirical_bayes
 from dpatlas.spatial.products.postprocess import project_simplex, round_preserving_total
 
 GRID = Grid.from_bounds((0, 0, 64, 64), cell_size=1, crs="EPSG:3035")
@@ -123,3 +124,16 @@ def test_nonnegative_twice_is_once(integer):
     hm = heatmap((np.full(9, 2.5), np.full(9, 3.5)), small, epsilon=1.0, crs=3035, rng=2)
     assert hm.steps == ("nonnegative(integer)",)  # the default map's own projection
     assert hm.nonnegative().steps == hm.steps
+
+
+@pytest.mark.parametrize(
+    "step",
+    [lambda hm: hm.nonnegative(integer=False), lambda hm: empirical_bayes(hm)],
+)
+def test_a_new_estimate_after_suppress_is_refused_not_left_with_a_stale_flag(step):
+    # was: the "suppressed" flag of the old estimate kept (57 cells under 5 shown, others greyed)
+    hm = _sparse_map()
+    with pytest.raises(ValueError, match="call suppress last"):
+        step(hm.suppress(5))
+    last = step(hm).suppress(5)
+    np.testing.assert_array_equal(last.flags["suppressed"], last.estimate < 5)

@@ -176,7 +176,19 @@ class Heatmap:
         raise ValueError(f'unit must be "cell" or "leaf", got {unit!r}')
 
     def replace(self, **changes: Any) -> Heatmap:
-        """A copy with some fields changed (post-processing uses it)."""
+        """A copy with some fields changed (post-processing uses it).
+
+        A new ``estimate`` is refused once cells are flagged ``"suppressed"``: that flag was
+        decided on the current estimate and would no longer mean "below the threshold".
+        Suppress last (``sp.empirical_bayes(hm).suppress(5)``).
+        """
+        kept = "suppressed" in changes.get("flags", self.flags)
+        if "estimate" in changes and "suppressed" in self.flags and kept:
+            raise ValueError(
+                "this map's cells were flagged by suppress() on its current estimate; a new "
+                "estimate would leave that flag stale: call suppress last, e.g. "
+                "sp.empirical_bayes(hm).suppress(5)"
+            )
         return dataclasses.replace(self, **changes)
 
     def nonnegative(self, *, integer: bool = True) -> Heatmap:
