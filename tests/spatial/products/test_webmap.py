@@ -118,7 +118,7 @@ def test_a_geopackage_without_a_record_is_refused(tmp_path):
         read_heatmap(path)
     old = tmp_path / "old.gpkg"
     _map().to_geodataframe().to_file(old, layer="heatmap")  # the layer of an older dpatlas
-    with pytest.raises(ValueError, match="is not a GeoPackage with a layer 'cells'"):
+    with pytest.raises(ValueError, match=r"has no layer 'cells' \(its layers: heatmap\); a map"):
         read_heatmap(old)
     with pytest.raises(FileNotFoundError, match="saved heatmap not found"):
         read_heatmap(tmp_path / "none.gpkg")

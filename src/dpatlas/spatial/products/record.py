@@ -104,7 +104,8 @@ def read_heatmap(path: str | Path, *, layer: str = "cells") -> Heatmap:
             ) from None
         if layers:
             raise ValueError(
-                f"{path} has no layer {layer!r} (its layers: {', '.join(layers)})"
+                f"{path} has no layer {layer!r} (its layers: {', '.join(layers)}); a map is "
+                "rendered again from the cells layer a dpatlas Heatmap.to_file writes"
             ) from None
         raise ValueError(f"{path} is not a GeoPackage with a layer {layer!r}: {exc}") from None
     if RECORD_KEY not in metadata and layer != "cells" and "cells" in _layers(path):
