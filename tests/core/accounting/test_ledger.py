@@ -130,7 +130,7 @@ def test_read_only_ledger_is_refused_on_spend(
     budget = Budget.open(path, dataset="d", epsilon=1.0)
     real_connect = sqlite3.connect
     monkeypatch.setattr(
-        sqlite3, "connect", lambda p, **k: real_connect(f"file:{p}?mode=ro", uri=True, **k)
+        sqlite3, "connect", lambda p, **k: real_connect(p.replace("mode=rw", "mode=ro"), **k)
     )
     with pytest.raises(LedgerError, match=r"readonly database.*writable"):
         budget.spend(0.1, mechanism="x")
@@ -281,3 +281,14 @@ def test_products_are_kept_per_spend_and_process(tmp_path: Path) -> None:
     stranger = Budget.open(path, dataset="e", epsilon=1.0)
     with pytest.raises(ValueError, match="is not a spend of dataset 'e'"):
         stranger.record_products(first, ["x.png"])
+
+
+def test_a_ledger_deleted_while_open_is_not_recreated_empty(tmp_path):
+    # was "cannot be used (no such table: spends)", leaving a new empty file behind
+    path = tmp_path / "a ledger #1.sqlite"
+    budget = Budget.open(path, dataset="nests", epsilon=1.0)
+    budget.spend(0.25, mechanism="x")
+    path.unlink()
+    with pytest.raises(LedgerError, match=r"is gone \(deleted or moved while open\); nothing"):
+        budget.spend(0.25, mechanism="x")
+    assert not path.exists()

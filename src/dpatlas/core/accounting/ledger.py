@@ -71,12 +71,27 @@ class SQLiteStore:
     def __init__(self, path: Path, dataset: str) -> None:
         self.path = path
         self.dataset = dataset
+        self._opened = False
 
     @contextmanager
     def _tx(self, immediate: bool = True) -> Iterator[sqlite3.Connection]:
+        # once registered, the file must exist: a ledger deleted or moved while open is not
+        # silently recreated empty (its history, the spends so far, would be lost)
+        mode = "rw" if self._opened else "rwc"
         try:
-            conn = sqlite3.connect(self.path, timeout=60.0, isolation_level=None)
+            conn = sqlite3.connect(
+                f"{self.path.resolve().as_uri()}?mode={mode}",
+                uri=True,
+                timeout=60.0,
+                isolation_level=None,
+            )
         except sqlite3.Error as exc:
+            if self._opened and not self.path.exists():
+                raise LedgerError(
+                    f"ledger {self.path} is gone (deleted or moved while open); nothing was "
+                    "spent. Its history went with it: restore the file rather than starting "
+                    "a new ledger for the same data"
+                ) from exc
             if not self.path.parent.is_dir():
                 raise LedgerError(
                     f"cannot open ledger {self.path}: folder {self.path.parent} does not exist; "
@@ -113,6 +128,7 @@ class SQLiteStore:
             )
         store = cls(path, dataset)
         with store._tx() as conn:
+            store._opened = True
             store._check_schema(conn)
             row = conn.execute(
                 "SELECT total_epsilon, total_delta, accounting FROM datasets WHERE dataset = ?",
