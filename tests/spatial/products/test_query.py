@@ -228,3 +228,12 @@ def test_a_region_in_another_crs_is_densified_before_it_is_projected() -> None:
     hm = heatmap(sites, grid, method="uniform", target="regions", epsilon=2.0, rng=0)
     q = hm.query(reserve)
     assert q.ci_low <= 3_000 <= q.ci_high
+
+
+def test_chernoff_bound_takes_scales_below_one_over_700() -> None:
+    # was OverflowError (math.exp(λ) with λ up to 1/b) for a sum mixing tiny and large scales
+    scales = np.r_[np.full(10, 0.001), np.full(10, 2.0)]
+    mixed = NoiseSum("discrete_laplace", scales, max_lattice=64)
+    plain = NoiseSum("discrete_laplace", np.full(10, 2.0), max_lattice=64)
+    assert mixed.method == "chernoff"
+    assert mixed.upper(0.975) >= plain.upper(0.975) > 0

@@ -122,10 +122,11 @@ class NoiseSum:
 
     def _log_tail(self, t: float) -> float:
         """``min_λ -λt + log E e^{λS}``: the log of Chernoff's bound on ``P(S >= t)``, ``t > 0``."""
-        p, n = self._p, self._counts
+        p, n, rate = self._p, self._counts, 1.0 / self._values
 
         def slope(lam: float) -> float:  # derivative of log E e^{λS}, increasing in λ
-            up, down = p * math.exp(lam), p * math.exp(-lam)
+            # p e^{±λ} as exp(±λ − 1/b): e^λ alone overflows for scales below ~1/700
+            up, down = np.exp(lam - rate), np.exp(-lam - rate)
             return float((n * (up / (1 - up) - down / (1 - down))).sum())
 
         lo, hi = 0.0, float((1.0 / self._values).min())
@@ -133,7 +134,7 @@ class NoiseSum:
             mid = (lo + hi) / 2
             lo, hi = (mid, hi) if slope(mid) < t else (lo, mid)
         lam = lo
-        terms = 2 * np.log1p(-p) - np.log1p(-p * math.exp(lam)) - np.log1p(-p * math.exp(-lam))
+        terms = 2 * np.log1p(-p) - np.log1p(-np.exp(lam - rate)) - np.log1p(-np.exp(-lam - rate))
         return -lam * t + float((n * terms).sum())
 
     def _chernoff(self, prob: float) -> float:
