@@ -136,3 +136,9 @@ def test_ragged_and_mixed_lists_are_walked_item_by_item() -> None:
 def test_summarize_rejects_bad_input(output: object, kwargs: dict, error: type, match: str) -> None:
     with pytest.raises(error, match=match):
         summarize(output, **kwargs)
+
+
+def test_an_iterator_of_mixed_items_is_read_once_and_counted():
+    # was TypeError: object of type 'generator' has no len() (len taken after the walk)
+    from_list = summarize([1.0, "a", 2.0])
+    np.testing.assert_array_equal(summarize(x for x in [1.0, "a", 2.0]), from_list)

@@ -170,9 +170,10 @@ def _walk(
                 f"summarize cannot read outputs{path} of type {type(obj).__name__}; pass "
                 "numbers, text, arrays, sequences, mappings or dataclasses"
             )
-        for i, item in enumerate(obj):
+        items = list(obj)  # an iterator is read once
+        for i, item in enumerate(items):
             _walk(item, f"{path}[{i}]", structure, numbers, width, ignore, in_value=in_value)
-        structure.append(f"{path}#len={len(obj)}")
+        structure.append(f"{path}#len={len(items)}")
         return
     flat = array.ravel()
     structure.append(f"{path}#shape={array.shape}")

@@ -8,7 +8,8 @@ noisy counts onto the non-negative vectors with the *same total*.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+import numbers
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -178,7 +179,7 @@ def suppress(heatmap: Heatmap, threshold: float) -> Heatmap:
     """
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.number)):
         raise TypeError(f"threshold must be a number, got {threshold!r}")
-    if not math.isfinite(float_or_inf(threshold)):
+    if not math.isfinite(float_or_inf(cast(numbers.Real, threshold))):
         shown = (
             "an integer beyond the float range" if isinstance(threshold, int) else repr(threshold)
         )
