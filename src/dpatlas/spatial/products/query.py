@@ -178,7 +178,9 @@ def region_query(heatmap: Heatmap, polygon: Any, *, level: float = 0.95) -> Regi
     whatever the sites' layout. A region of whole units gets the exact noise-only interval.
     Both ends are clipped at 0, then widened where needed to contain ``estimate`` when it is positive
     (a superset: coverage only grows). Cells outside the
-    release count 0.
+    release count 0. A site exactly on a cell edge belongs to one cell, ``[x0, x1) × [y0, y1)``,
+    so a region drawn along cell edges holds the sites on its west and south edges and not
+    those on its east and north edges: the true number the interval covers is counted that way.
 
     ``polygon`` is a shapely (Multi)Polygon in the grid CRS or a GeoSeries (GeoDataFrame) of
     one region with a CRS; for several regions, query each (``[hm.query(regions.iloc[[i]])
