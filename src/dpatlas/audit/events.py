@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpatlas.audit.bounds import _check_confidence, selection_score
+from dpatlas.audit.summary import as_float
 from dpatlas.core.validation import check_delta, check_positive_int
 
 __all__ = ["Event", "select_event"]
@@ -56,14 +57,7 @@ class Event:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
                 raise TypeError(f"{name} must be a number, got {value!r}")
-            try:
-                number = float(value)
-            except OverflowError:
-                digits = math.floor(math.log10(abs(value))) + 1
-                raise ValueError(
-                    f"{name} must be within the float range, got an integer of {digits} "
-                    "digits; use math.inf for an open end"
-                ) from None
+            number = as_float(value, name, "use math.inf for an open end")
             if math.isnan(number):
                 raise ValueError(f"{name} must not be NaN, got {value!r}")
             object.__setattr__(self, name, number)

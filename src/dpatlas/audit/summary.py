@@ -100,14 +100,14 @@ def _key_names(ignore: Any) -> frozenset[str]:
     return frozenset(names)
 
 
-def _as_float(x: Real, path: str) -> float:
+def as_float(x: Any, what: str, fix: str) -> float:
+    """``float(x)``, or a ValueError naming ``what`` and ``fix`` for an int beyond the floats."""
     try:
         return float(x)
     except OverflowError:
         digits = math.floor(math.log10(abs(x))) + 1
         raise ValueError(
-            f"outputs{path} is an integer of {digits} digits, beyond the float range; "
-            "scale it down or convert it to a float first"
+            f"{what} is an integer of {digits} digits, beyond the float range; {fix}"
         ) from None
 
 
@@ -161,7 +161,9 @@ def _walk(
         numbers.append(float(obj))
         return
     if isinstance(obj, Real):
-        numbers.append(_as_float(obj, path))
+        numbers.append(
+            as_float(obj, f"outputs{path}", "scale it down or convert it to a float first")
+        )
         return
     array = _one_array(obj)
     if array is None or array.dtype == object:  # a sequence of mixed things: walk it
