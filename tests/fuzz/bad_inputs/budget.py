@@ -21,6 +21,13 @@ def _spent_then_overspend(_: Path) -> Any:
         assert len(budget.history) == 1, "the refused release was recorded"
 
 
+def _deleted_ledger(tmp: Path) -> Any:
+    path = tmp / "ledger.sqlite"
+    budget = dp.Budget.open(path, dataset="d", epsilon=1.0)
+    path.unlink()
+    return dp.laplace(1.0, sensitivity=1, epsilon=0.5, budget=budget, rng=0)
+
+
 BUDGET: tuple[Row, ...] = (
     Row(
         "budget overspend",
@@ -42,6 +49,13 @@ BUDGET: tuple[Row, ...] = (
         lambda tmp: dp.Budget.open(tmp / "l.sqlite", dataset="d"),
         ValueError,
         "dataset 'd' is not in ledger <tmp>/l.sqlite; pass epsilon= to register it",
+    ),
+    Row(
+        "ledger deleted while open",
+        "Budget.open, then a release",
+        _deleted_ledger,
+        LedgerError,
+        "is gone (deleted or moved while open); nothing was spent",
     ),
     Row(
         "seeded run (rng=int)",

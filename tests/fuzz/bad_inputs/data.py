@@ -54,6 +54,10 @@ def _outside(_: Path) -> str:
     return f"no error: dropped, counts shape {hm.counts.shape}"
 
 
+def _uniform() -> Any:
+    return sp.heatmap(XY, GRID, epsilon=1, crs=CRS, method="uniform", rng=0)
+
+
 DATA: tuple[Row, ...] = (
     Row(
         "empty polygon",
@@ -276,6 +280,40 @@ DATA: tuple[Row, ...] = (
         _empty_gpkg,
         ValueError,
         "cannot be read as a vector file (empty, truncated",
+    ),
+    Row(
+        "query level above 1 - 1e-9",
+        "spatial.Heatmap.query",
+        lambda _: _uniform().query(shapely.box(0, 0, 100, 100), level=0.9999999999),
+        ValueError,
+        "level must be at most 1 - 1e-9 (a 99.9999999% interval), got 0.9999999999",
+    ),
+    Row(
+        "query region beside the grid (a CRS or axis-order slip)",
+        "spatial.Heatmap.query",
+        lambda _: _uniform().query(shapely.box(2_000, 0, 3_000, 1_000)),
+        ValueError,
+        "polygon overlaps none of the released cells",
+    ),
+    Row(
+        "query with a GeoSeries of two regions",
+        "spatial.Heatmap.query",
+        lambda _: _uniform().query(
+            gpd.GeoSeries([shapely.box(0, 0, 100, 100), shapely.box(0, 0, 200, 200)], crs=CRS)
+        ),
+        ValueError,
+        "polygon holds 2 geometries; query one region at a time",
+    ),
+    Row(
+        "a new estimate after suppress()",
+        "spatial.nonnegative",
+        lambda _: sp.nonnegative(
+            sp.suppress(
+                sp.heatmap(XY, GRID, epsilon=1, crs=CRS, target="regions", rng=0), threshold=1
+            )
+        ),
+        ValueError,
+        "a new estimate would leave that flag stale: call suppress last",
     ),
     Row(
         "suppress threshold=nan",
