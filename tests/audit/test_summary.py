@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from fractions import Fraction
 
 import numpy as np
@@ -142,3 +145,22 @@ def test_an_iterator_of_mixed_items_is_read_once_and_counted():
     # was TypeError: object of type 'generator' has no len() (len taken after the walk)
     from_list = summarize([1.0, "a", 2.0])
     np.testing.assert_array_equal(summarize(x for x in [1.0, "a", 2.0]), from_list)
+
+
+def test_a_set_of_strings_gives_the_same_vector_under_every_hash_seed() -> None:
+    code = (
+        "from dpatlas.audit import summarize; "
+        "print(summarize({'flags': {'suppressed', 'low', 'edge', 'capped'}, 'n': {2.5, 1.5}})"
+        ".tolist())"
+    )
+    outs = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in (0, 1, 2)
+    }
+    assert len(outs) == 1

@@ -172,7 +172,9 @@ def _walk(
                 f"summarize cannot read outputs{path} of type {type(obj).__name__}; pass "
                 "numbers, text, arrays, sequences, mappings or dataclasses"
             )
-        items = list(obj)  # an iterator is read once
+        # an iterator is read once; a set's iteration order of strings changes with the
+        # process's hash seed, so its items are walked in the order of their reprs
+        items = sorted(obj, key=repr) if isinstance(obj, (set, frozenset)) else list(obj)
         for i, item in enumerate(items):
             _walk(item, f"{path}[{i}]", structure, numbers, width, ignore, in_value=in_value)
         structure.append(f"{path}#len={len(items)}")
