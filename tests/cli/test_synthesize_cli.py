@@ -129,3 +129,27 @@ def test_refusals_name_the_fix(cli, tmp_path):
     assert res.code == 2
     assert "--out" in res.err
     assert not out.exists()
+
+
+def test_a_zcdp_ledger_checks_the_cost_synthesize_debits(cli, tmp_path):
+    """Four stages composed take less ρ than one release at ε: the command's check before the
+    file is read must accept what the release fits (it refused ε = 0.25 here: ρ = ε²/2)."""
+    from dpatlas.graph.synthesis.synthetic import synthesis_cost
+
+    ledger = tmp_path / "z.sqlite"
+    opts = "--dataset z --epsilon 1 --delta 1e-6 --accounting zcdp"
+    assert cli("budget", "init", ledger, opts=opts).code == 0
+    out = tmp_path / "s.txt"
+    res = cli(
+        "synthesize",
+        LESMIS,
+        "--ledger",
+        ledger,
+        opts=f"--dataset z --nodes 77 --epsilon 0.25 --out {out} --seed 1",
+    )
+    assert res.code == 0, res.err
+    history = Budget.open(ledger, dataset="z").history
+    assert [(s.mechanism, float(s.rho)) for s in history] == [
+        ("synthesize", pytest.approx(float(synthesis_cost(0.25).rho)))
+    ]
+    assert float(synthesis_cost(0.25).rho) < 0.25**2 / 2

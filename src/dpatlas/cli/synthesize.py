@@ -19,7 +19,6 @@ from dpatlas.cli._common import (
 from dpatlas.cli.graph import read_node_list
 from dpatlas.cli.progress import Steps, show_progress
 from dpatlas.core.accounting.charge import open_charge
-from dpatlas.core.accounting.cost import Cost
 
 __all__ = ["add_parser"]
 
@@ -85,6 +84,7 @@ def add_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace, out: Output) -> int:
     """Run ``dpatlas synthesize``."""
     from dpatlas.graph import read_edgelist, synthesize
+    from dpatlas.graph.synthesis.synthetic import synthesis_cost
 
     if args.nodes is None and args.node_list is None:
         raise UsageError(
@@ -107,8 +107,9 @@ def run(args: argparse.Namespace, out: Output) -> int:
         )
     nodes = None if args.node_list is None else read_node_list(args.node_list)
     budget = release_budget(args, out)
-    # refuse before reading a large file (nothing spent); synthesize opens its own charge
-    open_charge(Cost.pure(args.epsilon), budget, mechanism="synthesize")
+    # refuse before reading a large file (nothing spent), with the cost synthesize debits (four
+    # releases composed: under zCDP less ρ than one at ε); synthesize opens its own charge
+    open_charge(synthesis_cost(args.epsilon), budget, mechanism="synthesize")
     steps = ["read edge list", "measure with noise and generate", "write edge list"]
     with Steps(steps, enabled=show_progress(args.quiet), desc="synthesize") as bar:
         with bar.step(f"reading {args.edges.name}"):

@@ -76,7 +76,7 @@ from dpatlas.graph.synthesis._measure import (
 from dpatlas.graph.synthesis._stubs import balance_blocks, shift_to_total
 from dpatlas.graph.synthesis.record import SyntheticGraph
 
-__all__ = ["MECHANISMS", "SPLIT", "SyntheticGraph", "synthesize"]
+__all__ = ["MECHANISMS", "SPLIT", "SyntheticGraph", "synthesis_cost", "synthesize"]
 
 SPLIT: Mapping[str, float] = MappingProxyType(
     {"degrees": 0.30, "partition": 0.45, "blocks": 0.15, "triangles": 0.10}
@@ -105,6 +105,29 @@ def _check_split(split: Mapping[str, float] | None) -> dict[str, float]:
     ):
         raise ValueError(f"split shares must be > 0 and sum to 1, got {shares}")
     return shares
+
+
+def _stage_epsilons(epsilon: float, split: Mapping[str, float] | None) -> dict[str, float]:
+    """Each stage's ε (they sum to at most ``epsilon`` exactly)."""
+    shares = _check_split(split)
+    return dict(zip(shares, split_epsilon(epsilon, list(shares.values())), strict=True))
+
+
+def synthesis_cost(epsilon: float, split: Mapping[str, float] | None = None) -> Cost:
+    """The privacy cost :func:`synthesize` debits, from its public parameters.
+
+    Four pure-DP releases composed (one per stage of ``split``): ε in all, and under zCDP
+    accounting less ρ than one release at ε. A caller that must refuse before reading the
+    graph (the command line) checks this cost.
+
+    Examples
+    --------
+    >>> cost = synthesis_cost(1.0)
+    >>> cost.epsilon, cost.rho < 0.5
+    (1.0, True)
+    """
+    part = _stage_epsilons(check_epsilon(epsilon), split)
+    return Cost.compose(Cost.pure(v) for v in part.values())
 
 
 def _public_graph(graph: Any, n: int | None, nodes: Any) -> EdgeGraph:
@@ -213,9 +236,8 @@ def synthesize(
     ValueError: synthesize needs the public node set: pass n=G.number_of_nodes() ...
     """
     eps = check_epsilon(epsilon)
-    shares = _check_split(split)
-    part = dict(zip(shares, split_epsilon(eps, list(shares.values())), strict=True))  # sum <= ε
-    cost = Cost.compose(Cost.pure(v) for v in part.values())  # four pure-DP releases
+    part = _stage_epsilons(eps, split)  # sum <= ε
+    cost = synthesis_cost(eps, split)  # four pure-DP releases
     scales = [2 / Fraction(part[stage]) for stage in ("degrees", "triangles")]
     scales += [1 / Fraction(part["blocks"]), *partition_scales(part["partition"])]
     src = get_source(rng)
