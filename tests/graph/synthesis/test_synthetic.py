@@ -231,3 +231,15 @@ def test_write_communities_refused_without_communities(tmp_path) -> None:
     with pytest.raises(ValueError, match="no communities to write"):
         bare.write_communities(tmp_path / "c.txt")
     assert not (tmp_path / "c.txt").exists()
+
+
+@pytest.mark.parametrize("label", ["node 0", (0, 0), "", "#0", "a\tb", " x"])
+def test_a_label_that_would_not_read_back_is_refused_before_writing(tmp_path, label) -> None:
+    """``node 0 node 1`` (or ``(0, 0) (1, 1)``) was written: a file no reader splits into two
+    nodes, found by a hand fuzz."""
+    g = nx.relabel_nodes(nx.karate_club_graph(), {0: label})
+    rel = synthesize(g, n=34, epsilon=2.0, rng=1)
+    for write, name in ((rel.write_edgelist, "e.txt"), (rel.write_communities, "c.txt")):
+        with pytest.raises(ValueError, match="would not read back from a 'u v' line"):
+            write(tmp_path / name)
+        assert not (tmp_path / name).exists()

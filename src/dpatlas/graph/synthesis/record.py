@@ -42,10 +42,28 @@ class SyntheticGraph(Release):
 
     def write_edgelist(self, path: str | Path) -> None:
         """Write the edges as ``u v`` lines (``networkx.write_edgelist(..., data=False)``),
-        after a ``#`` header stating ε; isolated nodes are not listed (the node set is public)."""
+        after a ``#`` header stating ε; isolated nodes are not listed (the node set is public).
+
+        A node label that would not read back as one field (empty, with a space or tab, or
+        starting with ``#``) is refused with a ``ValueError`` before anything is written.
+
+        Examples
+        --------
+        >>> import tempfile, networkx as nx
+        >>> from pathlib import Path
+        >>> from dpatlas.graph import synthesize
+        >>> G = nx.relabel_nodes(nx.path_graph(4), {0: "Ann Lee"})
+        >>> rel = synthesize(G, n=4, epsilon=1.0, rng=3)
+        >>> with tempfile.TemporaryDirectory() as tmp:
+        ...     rel.write_edgelist(Path(tmp) / "synthetic.txt")
+        Traceback (most recent call last):
+        ...
+        ValueError: node label 'Ann Lee' would not read back from a 'u v' line ...
+        """
         import networkx as nx
 
         graph = self.value
+        _check_labels(graph.nodes)
         head = f"# dpatlas synthetic graph: edge-DP, epsilon={self.epsilon:g}, nodes={len(graph)}\n"
         with open(path, "wb") as fh:
             fh.write(head.encode())
@@ -54,6 +72,7 @@ class SyntheticGraph(Release):
     def write_communities(self, path: str | Path) -> None:
         """Write the released communities as ``node community`` lines (every node, in node
         order), after a ``#`` header stating ε. They are part of the same release: no extra cost.
+        Node labels are checked as by :meth:`write_edgelist`.
 
         Examples
         --------
@@ -75,9 +94,23 @@ class SyntheticGraph(Release):
                 "this release has no communities to write; use dpatlas.graph.synthesize()"
             )
         ids = list(self.value.nodes)
+        _check_labels(ids)
         head = (
             "# dpatlas synthetic graph communities: edge-DP, "
             f"epsilon={self.epsilon:g}, nodes={len(ids)} (same release)\n"
         )
         rows = "".join(f"{u} {c}\n" for u, c in zip(ids, self.communities.tolist(), strict=True))
         Path(path).write_text(head + rows)
+
+
+def _check_labels(labels: Any) -> None:
+    """Refuse a node label that a whitespace-separated line would not read back as one field."""
+    for label in labels:
+        text = str(label)
+        if not text or text.startswith("#") or len(text.split()) != 1 or text.strip() != text:
+            raise ValueError(
+                f"node label {text!r} would not read back from a 'u v' line (it is empty, holds "
+                "a space or tab, or starts with '#'); relabel the nodes first, e.g. "
+                "nx.write_edgelist(nx.convert_node_labels_to_integers(release.value, "
+                "label_attribute='label'), path, data=False)"
+            )
