@@ -83,6 +83,9 @@ def test_custom_and_no_comment_marker(tmp_path: Path) -> None:
         ("1 2.5\n", r"line 1: not an integer"),
         ("1 2\n4 -2\n", r"line 2: negative node id: '4 -2'"),
         ("1 99999999999999999999\n", r"line 1: node id too large for int64"),
+        # every line alike (a weight column, one id): named too, not an "(m, 2) array" error
+        ("# w\n1 2 1\n2 3 1\n", r"g\.txt, line 2: expected 2 node ids, found 3 field\(s\)"),
+        ("1\n2\n", r"g\.txt, line 1: expected 2 node ids, found 1 field\(s\): '1'"),
     ],
 )
 def test_malformed_lines_are_named(tmp_path: Path, text: str, message: str) -> None:

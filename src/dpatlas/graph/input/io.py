@@ -82,6 +82,8 @@ def read_edgelist(
         ) from None
     except ValueError as exc:
         raise _malformed(p, gz, comments) or exc from None
+    if raw.shape[1] != 2 and raw.size:  # every line with 3 fields (a weight column) or 1
+        raise _malformed(p, gz, comments) or ValueError(f"{p.name}: {_FORMAT}")
     if raw.size and int(raw.min()) < 0:
         raise _malformed(p, gz, comments) or ValueError(f"{p.name}: negative node id")
     parts, loops = from_edges(raw, n=n, nodes=nodes, drop_self_loops=True)
