@@ -198,3 +198,23 @@ def test_public_n_larger_than_the_nodes_seen_in_an_edge_list_adds_isolated_nodes
     assert g.ids.tolist() == [10, 20, 30, 0, 1]
     with pytest.raises(ValueError, match="the edges use 3 distinct node ids but n=2"):
         as_edge_graph(seen, n=2)
+
+
+def test_an_edge_list_read_without_a_node_set_takes_nodes(tmp_path) -> None:
+    """``nodes=`` with a graph read without one was refused as "an EdgeGraph brings its own node
+    set", which it does not; found by a hand fuzz. Now it is mapped onto the public ids."""
+    from dpatlas.graph import read_edgelist, triangle_count
+
+    path = tmp_path / "g.txt"
+    path.write_text("3 7\n7 12\n12 3\n")
+    g = read_edgelist(path)
+    mapped = as_edge_graph(g, nodes=[20, 3, 7, 12])
+    direct = read_edgelist(path, nodes=[20, 3, 7, 12])
+    assert mapped.nodes_public and mapped.ids_public
+    assert mapped.ids.tolist() == direct.ids.tolist() == [20, 3, 7, 12]
+    assert mapped.degrees.tolist() == direct.degrees.tolist() == [0, 2, 2, 2]
+    assert triangle_count(g, nodes=[3, 7, 12, 20], epsilon=1.0, rng=0).metadata["n"] == 4
+    with pytest.raises(ValueError, match="node id 12, which is not among the public node ids"):
+        as_edge_graph(g, nodes=[3, 7])
+    with pytest.raises(ValueError, match="this EdgeGraph .* brings its own node set"):
+        as_edge_graph(direct, nodes=[20, 3, 7, 12])

@@ -154,7 +154,8 @@ def as_edge_graph(graph: Any, *, n: int | None = None, nodes: Any = None) -> Edg
         relabelled (sorted distinct ids to ``0 .. k-1``); either way the ``n - k`` nodes
         without an edge are isolated nodes, and more than ``n`` distinct ids is refused.
     nodes : array-like of int, optional
-        Public node ids, for an edge array only; every edge endpoint must be one of them.
+        Public node ids, for an edge array or an EdgeGraph read without a node set (its ids
+        are the file's); every edge endpoint must be one of them.
 
     Returns
     -------
@@ -185,7 +186,11 @@ def as_edge_graph(graph: Any, *, n: int | None = None, nodes: Any = None) -> Edg
     TypeError: graph is directed; edge-DP triangle counting needs an undirected graph: pass G.to_undirected()
     """
     if isinstance(graph, EdgeGraph):
-        _no_nodes(nodes, "an EdgeGraph")
+        if nodes is not None and not graph.nodes_public:  # read off the edges: map onto nodes=
+            return EdgeGraph(
+                **from_edges(_id_edges(graph), n=n, nodes=nodes, drop_self_loops=False)[0]
+            )
+        _no_nodes(nodes, "this EdgeGraph (built on its node set)")
         if n is not None and not graph.nodes_public:
             if n < graph.n:
                 raise ValueError(
@@ -209,6 +214,14 @@ def as_edge_graph(graph: Any, *, n: int | None = None, nodes: Any = None) -> Edg
     else:
         parts, _ = from_edges(graph, n=n, nodes=nodes, drop_self_loops=False)
     return EdgeGraph(**parts)
+
+
+def _id_edges(graph: EdgeGraph) -> np.ndarray:
+    """The edges of ``graph`` as an ``(m, 2)`` array of its original integer ids."""
+    rows = np.repeat(np.arange(graph.n), np.diff(graph.indptr))
+    upper = rows < graph.indices
+    ids = np.asarray(graph.ids)
+    return np.column_stack([ids[rows[upper]], ids[graph.indices[upper]]])
 
 
 def _with_isolated_nodes(graph: EdgeGraph, n: int) -> EdgeGraph:
