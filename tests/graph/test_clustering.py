@@ -86,3 +86,30 @@ def test_smooth_epsilon_too_small_for_a_share_is_refused_before_the_debit() -> N
             "not read", epsilon=2e-10, delta=1e-6, method="smooth", budget=b, n=3
         )
     assert b.history == ()
+
+
+def test_triangle_share_takes_the_real_numbers_epsilon_takes() -> None:
+    """``Fraction(1, 2)`` and ``np.float32(0.5)`` were refused as "must be a number in (0, 1)";
+    found by a hand fuzz."""
+    from fractions import Fraction
+
+    values = {
+        clustering_coefficient(G, epsilon=1.0, triangle_share=share, rng=3).value
+        for share in (0.5, Fraction(1, 2), np.float32(0.5), np.float64(0.5))
+    }
+    assert len(values) == 1
+    rel = clustering_coefficient(G, epsilon=1.0, triangle_share=np.float32(0.3), rng=3)
+    assert rel.metadata["triangle_share"] == 0.3
+    for bad in (True, np.bool_(True), "0.5", 0, 1.0, float("nan")):
+        with pytest.raises(ValueError, match="triangle_share must be a number in"):
+            clustering_coefficient(G, epsilon=1.0, triangle_share=bad, rng=3)
+
+
+def test_no_interval_names_the_clustering_release_and_interval_epsilon() -> None:
+    """The refusal named 'triangle_count/piecewise' (a part) and no way to buy the interval;
+    found by a hand fuzz."""
+    rel = clustering_coefficient(G, epsilon=1.0, method="ladder", rng=0)
+    with pytest.raises(
+        ValueError, match="clustering_coefficient/ladder release has no interval.*interval_epsilon"
+    ):
+        rel.confidence_interval()

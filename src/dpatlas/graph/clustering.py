@@ -38,6 +38,7 @@ sensitivity at distance ``s`` for a ladder.
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,6 +83,12 @@ class ClusteringRelease(Release):
         if tri is None or wed is None:
             raise ValueError(
                 "a ClusteringRelease needs its two parts; build it with clustering_coefficient"
+            )
+        if "none" in {r.metadata.get("interval", {}).get("kind") for r in (tri, wed)}:
+            raise ValueError(
+                f"this {self.mechanism} release has no interval: its noise scale depends on the "
+                "graph; buy one with clustering_coefficient(..., interval_epsilon=0.1) (CLI: "
+                "--interval-epsilon), or use method='global', whose interval is free"
             )
         pair = pair_rule_of(tri, wed, lev)
         if pair is None:
@@ -139,9 +146,14 @@ def ratio_interval(t_lo: Any, t_hi: Any, w_lo: Any, w_hi: Any) -> tuple[np.ndarr
 
 
 def _check_share(share: Any) -> float:
-    if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0 < share < 1:
+    """``share`` as a float in (0, 1): any real number (as ``epsilon`` takes), not a bool.
+
+    A numpy float is read as the decimal it prints as (``np.float32(0.3)`` is 0.3), as levels are.
+    """
+    real = isinstance(share, numbers.Real) and not isinstance(share, (bool, np.bool_))
+    if not (real and 0 < share < 1):
         raise ValueError(f"triangle_share must be a number in (0, 1), got {share!r}; e.g. 0.5")
-    return float(share)
+    return float(str(share)) if isinstance(share, np.floating) else float(share)
 
 
 def clustering_cost(
