@@ -218,3 +218,11 @@ def test_smooth_epsilon_too_small_is_refused_before_the_debit_and_the_data(delta
     )
     assert rel.metadata["beta"] > 0
     assert [float(s.epsilon) for s in budget.history] == [floor]
+
+
+def test_relaxed_takes_a_numpy_bool() -> None:
+    """``relaxed=np.True_`` was refused as "must be True or False"; found by a hand fuzz."""
+    g = nx.karate_club_graph()
+    rel = dpa.graph.triangle_count(g, epsilon=1.0, relaxed=np.bool_(True), rng=2)
+    assert rel.metadata["relaxed"] is True
+    assert rel.value == dpa.graph.triangle_count(g, epsilon=1.0, relaxed=True, rng=2).value

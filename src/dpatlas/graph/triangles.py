@@ -45,6 +45,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from dpatlas.core.accounting.budget import Budget
 from dpatlas.core.accounting.charge import open_charge
 from dpatlas.core.noise.discrete_laplace import (
@@ -93,7 +95,7 @@ def _checked(
         )
     if method == "smooth":
         smooth_beta(epsilon, delta)  # an epsilon too small for it is refused before the debit
-    if not isinstance(relaxed, bool):
+    if not isinstance(relaxed, (bool, np.bool_)):
         raise TypeError(f"relaxed must be True or False, got {relaxed!r}")
     if interval_epsilon is None:
         return 0.0
@@ -196,6 +198,7 @@ def triangle_count(
     """
     eps, d = check_epsilon(epsilon), check_delta(delta)
     extra = _checked(method, eps, d, relaxed, interval_epsilon)
+    relaxed = bool(relaxed)  # np.True_ too; metadata holds a Python bool
     name = f"triangle_count/{method}"
     if backend != "memory" and nodes is not None:
         raise ValueError(

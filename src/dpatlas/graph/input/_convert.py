@@ -198,7 +198,9 @@ def check_node_count(n: Any) -> int:
 def _map_to_nodes(
     nodes: Any, u: np.ndarray, v: np.ndarray, n: int | None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    ids = np.asarray(nodes)
+    ids = np.asarray(sorted(nodes) if isinstance(nodes, (set, frozenset)) else nodes)
+    if ids.ndim == 1 and ids.size == 0:  # np.asarray([]) is float64: no node, no bad id
+        ids = ids.astype(np.int64)
     if ids.ndim != 1 or ids.dtype == bool or not np.issubdtype(ids.dtype, np.integer):
         raise TypeError(
             f"nodes must be a 1-D array of integer node ids, got {ids.dtype} {ids.shape}"
