@@ -110,6 +110,6 @@ def test_no_interval_names_the_clustering_release_and_interval_epsilon() -> None
     found by a hand fuzz."""
     rel = clustering_coefficient(G, epsilon=1.0, method="ladder", rng=0)
     with pytest.raises(
-        ValueError, match="clustering_coefficient/ladder release has no interval.*interval_epsilon"
+        ValueError, match=r"clustering_coefficient/ladder release has no interval.*interval_epsilon"
     ):
         rel.confidence_interval()

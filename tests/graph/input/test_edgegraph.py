@@ -210,11 +210,12 @@ def test_an_edge_list_read_without_a_node_set_takes_nodes(tmp_path) -> None:
     g = read_edgelist(path)
     mapped = as_edge_graph(g, nodes=[20, 3, 7, 12])
     direct = read_edgelist(path, nodes=[20, 3, 7, 12])
-    assert mapped.nodes_public and mapped.ids_public
+    assert mapped.nodes_public
+    assert mapped.ids_public
     assert mapped.ids.tolist() == direct.ids.tolist() == [20, 3, 7, 12]
     assert mapped.degrees.tolist() == direct.degrees.tolist() == [0, 2, 2, 2]
     assert triangle_count(g, nodes=[3, 7, 12, 20], epsilon=1.0, rng=0).metadata["n"] == 4
     with pytest.raises(ValueError, match="node id 12, which is not among the public node ids"):
         as_edge_graph(g, nodes=[3, 7])
-    with pytest.raises(ValueError, match="this EdgeGraph .* brings its own node set"):
+    with pytest.raises(ValueError, match=r"this EdgeGraph .* brings its own node set"):
         as_edge_graph(direct, nodes=[20, 3, 7, 12])
