@@ -292,3 +292,30 @@ def test_a_ledger_deleted_while_open_is_not_recreated_empty(tmp_path):
     with pytest.raises(LedgerError, match=r"is gone \(deleted or moved while open\); nothing"):
         budget.spend(0.25, mechanism="x")
     assert not path.exists()
+
+
+def test_a_relative_ledger_path_stays_the_same_file_after_a_chdir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A notebook that opens "ledger.sqlite" and then changes directory (``%cd``) keeps
+    debiting the ledger it opened: before, spends went to a same-named file of the new
+    folder (the first ledger lost them, so a later session could overspend), or were refused
+    as "gone (deleted or moved while open)"."""
+    first, other = tmp_path / "project", tmp_path / "elsewhere"
+    first.mkdir()
+    other.mkdir()
+    monkeypatch.chdir(other)
+    Budget.open("ledger.sqlite", dataset="other data", epsilon=9.0)
+    monkeypatch.chdir(first)
+    budget = Budget.open("ledger.sqlite", dataset="nests", epsilon=1.0)
+    budget.spend(0.5, mechanism="count")
+    monkeypatch.chdir(other)
+    budget.spend(0.5, mechanism="count")
+    with pytest.raises(BudgetExceededError):
+        budget.spend(0.5, mechanism="count")
+    assert Budget.open(first / "ledger.sqlite", dataset="nests").remaining.epsilon == 0.0
+    assert _rows(other / "ledger.sqlite") == []
+    monkeypatch.chdir(tmp_path)
+    moved = Budget.open("project/ledger.sqlite", dataset="nests")
+    monkeypatch.chdir(first)
+    assert moved.remaining.epsilon == 0.0  # not "gone": the same file, read from elsewhere

@@ -172,6 +172,8 @@ class Budget:
         is refused (pass ``epsilon=None`` to use the registered one). Every spend is checked and
         recorded in one ``BEGIN IMMEDIATE`` transaction, so processes spending at once never
         overspend together, and a process killed mid-spend leaves the ledger consistent.
+        A relative ``path`` is made absolute here: a notebook that changes directory later
+        keeps debiting the ledger it opened.
 
         Examples
         --------

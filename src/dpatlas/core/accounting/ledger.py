@@ -126,7 +126,9 @@ class SQLiteStore:
             raise LedgerError(
                 f"ledger path {path} is a directory; give a file path such as {path / 'ledger.sqlite'}"
             )
-        store = cls(path, dataset)
+        # absolute now: a notebook that changes directory (%cd) keeps its ledger, rather
+        # than debiting (or "losing") a same-named file of the new folder
+        store = cls(path.absolute(), dataset)
         with store._tx() as conn:
             store._opened = True
             store._check_schema(conn)
