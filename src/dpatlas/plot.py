@@ -21,7 +21,7 @@ import numpy as np
 
 from dpatlas.core.validation import percent
 from dpatlas.spatial.products.intervals import containing
-from dpatlas.spatial.products.plot import caption, draw_leaves, plot_heatmap
+from dpatlas.spatial.products.plot import caption, draw_leaves, plot_heatmap, shown_counts
 from dpatlas.spatial.products.render.layers import draw_outlines, frame_axes
 from dpatlas.spatial.products.render.ticks import separate_ticks
 
@@ -45,7 +45,9 @@ def plot_heatmaps(
     """Several private heatmaps side by side on one colour scale; returns the figure.
 
     ``heatmaps`` may be any iterable of heatmaps. ``gamma`` (> 0; < 1, e.g. 0.5, a square-root
-    scale) brings out small counts next to large ones.
+    scale) brings out small counts next to large ones; its scale starts at 0, so negative
+    noisy counts are drawn as 0, and the colour bars say so. Suppressed cells are blank, as in
+    :func:`plot_heatmap`, and do not set the shared scale.
 
     Examples
     --------
@@ -79,8 +81,9 @@ def plot_heatmaps(
     names: list[str | None] = list(titles) if titles is not None else [None] * len(heatmaps)
     if len(names) != len(heatmaps):
         raise ValueError(f"give one title per heatmap ({len(heatmaps)}), got {len(names)}")
-    vmin = min(float(np.ma.min(h.counts)) for h in heatmaps)
-    vmax = max(float(np.ma.max(h.counts)) for h in heatmaps)
+    shown = [shown_counts(h).compressed() for h in heatmaps]  # suppressed cells stay blank
+    vmin = min((float(v.min()) for v in shown if v.size), default=0.0)
+    vmax = max((float(v.max()) for v in shown if v.size), default=1.0)
     fig, axes = plt.subplots(
         1, len(heatmaps), figsize=figsize or (5.5 * len(heatmaps), 5), squeeze=False
     )
@@ -131,6 +134,15 @@ def _interval_layers(heatmap: Any, level: float, unit: str) -> tuple[list[Any], 
     return layers, note
 
 
+def _hide_suppressed(heatmap: Any, layers: list[Any], note: str) -> tuple[list[Any], str]:
+    """Blank the cells flagged suppressed in every layer, as :func:`plot_heatmap` does."""
+    hidden = np.ma.getmaskarray(shown_counts(heatmap)) & ~np.ma.getmaskarray(heatmap.counts)
+    if not hidden.any():
+        return layers, note
+    layers = [(name, np.ma.masked_where(hidden, values)) for name, values in layers]
+    return layers, f"{note}; suppressed cells are blank"
+
+
 def plot_interval_map(
     heatmap: Any,
     *,
@@ -149,7 +161,8 @@ def plot_interval_map(
     number of cells, i.e. the leaf's average per cell, with the leaves outlined. The
     intervals come from the raw release and the public noise scale only (post-processing),
     widened where needed to contain the estimate drawn between them
-    (:func:`~dpatlas.spatial.products.intervals.containing`). Returns the figure.
+    (:func:`~dpatlas.spatial.products.intervals.containing`). Cells flagged suppressed
+    (:meth:`~dpatlas.spatial.Heatmap.suppress`) are blank in all three maps. Returns the figure.
 
     Examples
     --------
@@ -166,7 +179,7 @@ def plot_interval_map(
 
     if unit not in ("cell", "leaf"):
         raise ValueError(f'unit must be "cell" or "leaf", got {unit!r}')
-    layers, note = _interval_layers(heatmap, level, unit)
+    layers, note = _hide_suppressed(heatmap, *_interval_layers(heatmap, level, unit))
     vmin = min(float(np.ma.min(v)) for _, v in layers)
     vmax = max(float(np.ma.max(v)) for _, v in layers)
     x0, y0, x1, y1 = heatmap.grid.bounds

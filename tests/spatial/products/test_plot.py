@@ -81,3 +81,93 @@ def test_png_with_context_layers_and_a_colour_scale(tmp_path):
         TypeError, match=r"context apply only to \.png and \.html maps, not to \.gpkg"
     ):
         hm.to_file(tmp_path / "map.gpkg", context=[road])
+
+
+SMALL = Grid.from_bounds((0, 0, 3_000, 2_000), cell_size=1_000, crs=3035)
+
+
+def _raw_map():
+    """Raw noisy counts [[0, -4, 15], [-2, -2, -5]]: negatives and one positive value."""
+    x = np.r_[np.full(5, 500.0), np.full(3, 1500.0), 2999.0]
+    xy = (x, np.r_[np.full(5, 500.0), np.full(3, 1500.0), 1999.0])
+    hm = heatmap(xy, SMALL, epsilon=0.3, crs=3035, rng=0)
+    raw = hm.replace(estimate=None, steps=())
+    assert raw.counts.tolist() == [[0, -4, 15], [-2, -2, -5]]
+    return raw
+
+
+def _colours(ax):
+    image = ax.images[0]
+    return image.to_rgba(image.get_array())
+
+
+def test_a_log_map_with_one_positive_value_draws_it_at_the_top():
+    """Before, the scale ran from that value to ten times it: the one hotspot of a map of
+    zeros got the lowest colour, the colour of the zeros, and the map looked empty."""
+    ax = _raw_map().nonnegative().plot(scale="log")
+    try:
+        rgba = _colours(ax)
+        values = np.asarray(ax.images[0].get_array())
+        hot = np.unravel_index(np.argmax(values), values.shape)
+        cold = np.unravel_index(np.argmin(values), values.shape)
+        assert not np.allclose(rgba[hot], rgba[cold])
+        assert ax.images[0].norm.vmax == values.max()
+    finally:
+        plt.close(ax.figure)
+
+
+@pytest.mark.parametrize("scale", ["sqrt", "log"])
+def test_a_colour_scale_says_when_it_draws_values_below_its_bottom(scale):
+    """sqrt draws negative noisy counts in the colour of 0, log draws 0 and below in the
+    colour of its smallest positive value: the colour bar now extends and says so."""
+    ax = _raw_map().plot(scale=scale)
+    try:
+        bar = ax.images[0].colorbar
+        assert bar.extend == "min"
+        bottom = ax.images[0].norm.vmin
+        assert f"below {bottom:g} drawn as {bottom:g}" in bar.ax.get_ylabel()
+    finally:
+        plt.close(ax.figure)
+    ax = _raw_map().plot()  # linear: every value has its own colour, nothing to say
+    try:
+        assert ax.images[0].colorbar.extend == "neither"
+        assert "below" not in ax.images[0].colorbar.ax.get_ylabel()
+    finally:
+        plt.close(ax.figure)
+
+
+def test_plot_heatmaps_gamma_says_its_scale_and_its_clipped_negatives():
+    fig = dplot.plot_heatmaps([_raw_map(), _raw_map().nonnegative()], gamma=0.5)
+    try:
+        raw_bar, clean_bar = (ax.images[0].colorbar for ax in fig.axes if ax.images)
+        assert "power scale, gamma 0.5" in raw_bar.ax.get_ylabel()
+        assert raw_bar.extend == "min"
+        assert "below 0 drawn as 0" in raw_bar.ax.get_ylabel()
+        assert clean_bar.extend == "neither"
+    finally:
+        plt.close(fig)
+
+
+def test_suppressed_cells_stay_blank_in_interval_maps_and_shared_scales():
+    """plot_heatmap blanks suppressed cells; the interval map drew them (estimate and both
+    ends of its interval), and plot_heatmaps let them set the shared colour scale."""
+    hm = _raw_map().nonnegative().suppress(1)
+    hidden = hm.as_grid(hm.flags["suppressed"]).filled(False)
+    assert hidden.any()
+    assert not hidden.all()
+    fig = dplot.plot_interval_map(hm)
+    try:
+        for ax in fig.axes[:3]:
+            shown = np.ma.getmaskarray(ax.images[0].get_array())
+            assert shown[hidden].all()
+        assert "suppressed" in fig._suptitle.get_text()
+    finally:
+        plt.close(fig)
+    # the suppressed cells far below the others: they must not stretch the shared scale
+    low = hm.replace(flags={}, estimate=np.where(hm.flags["suppressed"], -50.0, hm.estimate))
+    flagged = low.suppress(1)
+    fig = dplot.plot_heatmaps([flagged])
+    try:
+        assert fig.axes[0].images[0].norm.vmin >= 0
+    finally:
+        plt.close(fig)

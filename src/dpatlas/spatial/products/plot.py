@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 __all__ = [
     "SCALES",
     "caption",
+    "colour_label",
     "colour_norm",
     "context_layers",
     "draw_leaves",
@@ -33,6 +34,7 @@ __all__ = [
     "plot_heatmap",
     "save_png",
     "separate_ticks",
+    "shown_counts",
 ]
 
 SCALES = ("linear", "sqrt", "log")
@@ -65,8 +67,10 @@ def caption(heatmap: Heatmap) -> str:
 def colour_norm(scale: str, values: Any) -> Any:
     """A matplotlib normalisation of ``values`` for a colour ``scale`` (one of :data:`SCALES`).
 
-    ``"sqrt"`` and ``"log"`` start at 0 and at the smallest positive value respectively;
-    values below are drawn in the lowest colour.
+    ``"sqrt"`` and ``"log"`` start at 0 and at the smallest positive value respectively
+    (``"log"`` spans at least a factor 10 below the largest value, so a map with one positive
+    value draws it in the top colour); values below are drawn in the lowest colour, and
+    :func:`plot_heatmap`'s colour bar says so.
 
     Examples
     --------
@@ -89,7 +93,51 @@ def colour_norm(scale: str, values: Any) -> Any:
         return PowerNorm(0.5, vmin=max(low, 0.0), vmax=max(high, 1e-9), clip=True)
     positive = v[v > 0]
     bottom = float(positive.min()) if positive.size else 1.0
-    return LogNorm(vmin=bottom, vmax=max(high, bottom * 10), clip=True)
+    top = max(high, bottom)
+    return LogNorm(vmin=min(bottom, top / 10), vmax=top, clip=True)
+
+
+def shown_counts(heatmap: Heatmap) -> np.ma.MaskedArray:
+    """The estimate as drawn: masked where cells are not released or are flagged suppressed.
+
+    Examples
+    --------
+    >>> import numpy as np, dpatlas.spatial as sp
+    >>> g = sp.Grid.from_bounds((0, 0, 3, 1), cell_size=1, crs="EPSG:3035")
+    >>> hm = sp.heatmap((np.full(9, 0.5), np.full(9, 0.5)), g, epsilon=1.0, crs=3035, rng=1)
+    >>> shown_counts(hm.suppress(3)).mask.tolist()
+    [[False, True, True]]
+    """
+    values = heatmap.counts
+    if "suppressed" in heatmap.flags:
+        hidden = heatmap.as_grid(heatmap.flags["suppressed"]).filled(False)
+        values = np.ma.masked_where(hidden, values)
+    return values
+
+
+def colour_label(image: Any, scale: str, what: str = "noisy site count per cell") -> dict[str, Any]:
+    """The colour bar's ``label`` and ``extend`` for ``image``: its scale, and what it clips.
+
+    A scale that starts above the smallest value drawn (``sqrt`` at 0 below negative noisy
+    counts, ``log`` at the smallest positive value, a ``vmin``) draws the values below in its
+    lowest colour: the bar then gets a triangle at its foot and the label says it.
+    """
+    from matplotlib.colors import LogNorm, PowerNorm
+
+    norm = image.norm
+    if scale != "linear":
+        what += f" ({scale} scale)"
+    elif isinstance(norm, PowerNorm):
+        what += f" (power scale, gamma {norm.gamma:g})"
+    elif isinstance(norm, LogNorm):
+        what += " (log scale)"
+    image.autoscale_None()
+    values = np.ma.masked_invalid(np.ma.asarray(image.get_array(), dtype=np.float64)).compressed()
+    bottom = norm.vmin
+    below = bool(values.size) and bottom is not None and float(values.min()) < bottom
+    if below:
+        what += f"; below {bottom:g} drawn as {bottom:g}"
+    return {"label": what, "extend": "min" if below else "neither"}
 
 
 def draw_leaves(heatmap: Heatmap, ax: Any, *, color: str = "white", linewidth: float = 0.4) -> Any:
@@ -182,16 +230,12 @@ def plot_heatmap(
 
     if ax is None:
         _, ax = plt.subplots(figsize=(7, 6))
-    values = heatmap.counts
-    if "suppressed" in heatmap.flags:
-        hidden = heatmap.as_grid(heatmap.flags["suppressed"]).filled(False)
-        values = np.ma.masked_where(hidden, values)
+    values = shown_counts(heatmap)
     if scale != "linear" or not {"vmin", "vmax", "norm"} & set(kwargs):
         kwargs.setdefault("norm", colour_norm(scale, values))
     x0, y0, x1, y1 = heatmap.grid.bounds
     image = ax.imshow(values, extent=(x0, x1, y0, y1), origin="upper", cmap=cmap, **kwargs)
-    label = "noisy site count per cell" + ("" if scale == "linear" else f" ({scale} scale)")
-    ax.figure.colorbar(image, ax=ax, label=label)
+    ax.figure.colorbar(image, ax=ax, **colour_label(image, scale))
     if leaves:
         draw_leaves(heatmap, ax)
     draw_outlines(ax, outlines, heatmap.grid.crs)
