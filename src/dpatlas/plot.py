@@ -19,11 +19,12 @@ from typing import Any
 
 import numpy as np
 
-from dpatlas.core.validation import percent
+from dpatlas.core.validation import as_float_array, percent
 from dpatlas.spatial.products.intervals import containing
 from dpatlas.spatial.products.plot import caption, draw_leaves, plot_heatmap, shown_counts
 from dpatlas.spatial.products.render.layers import draw_outlines, frame_axes
 from dpatlas.spatial.products.render.ticks import separate_ticks
+from dpatlas.spatial.products.result import Heatmap
 
 __all__ = [
     "plot_heatmap",
@@ -69,7 +70,20 @@ def plot_heatmaps(
     """
     import matplotlib.pyplot as plt
 
+    if isinstance(heatmaps, Heatmap) or not isinstance(heatmaps, Iterable):
+        raise TypeError(
+            f"heatmaps must be an iterable of Heatmap, got {type(heatmaps).__name__}; for one "
+            "map use plot_heatmap(hm) or hm.plot()"
+        )
     heatmaps = list(heatmaps)
+    for i, hm in enumerate(heatmaps):
+        if not isinstance(hm, Heatmap):
+            raise TypeError(f"heatmaps[{i}] must be a Heatmap, got {type(hm).__name__}")
+    if isinstance(titles, str):
+        raise TypeError(
+            f"titles must be a sequence of str, one per heatmap, got the str {titles!r}; "
+            f"e.g. [{titles!r}] for one map"
+        )
     if gamma is not None and not (
         isinstance(gamma, numbers.Real) and not isinstance(gamma, bool) and 0 < gamma < np.inf
     ):
@@ -208,7 +222,12 @@ def plot_privacy_utility(
 ) -> Any:
     """Error against ε for several mechanisms, both axes logarithmic; returns the axes.
 
-    ``errors`` maps a label to one error per ε (non-positive values are not drawn).
+    ``epsilons`` are finite and > 0 (a log axis), in any order: each curve is drawn in order
+    of ε. ``errors`` maps a label to one error per ε (non-positive and NaN values are not
+    drawn). The figure draws the numbers it is given and costs nothing, but errors measured
+    against the exact answer of *private* data are not private (each point would also be a
+    release, with no budget debited): measure them on public data, or on a simulation, as
+    the notebooks do.
 
     Examples
     --------
@@ -223,15 +242,37 @@ def plot_privacy_utility(
     """
     import matplotlib.pyplot as plt
 
-    eps = np.asarray(epsilons, dtype=np.float64)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6, 4.5))
+    eps = as_float_array(_listed(epsilons), "epsilons")
+    if eps.ndim != 1:
+        raise ValueError(f"epsilons must be a 1-D sequence of numbers, got shape {eps.shape}")
+    if not eps.size:
+        raise ValueError("epsilons must hold at least one epsilon, got none")
+    if (eps <= 0).any():
+        at = int(np.argmax(eps <= 0))
+        raise ValueError(
+            f"epsilons must be > 0 (a log axis), got {float(eps[at])!r} at position {at}"
+        )
+    if not isinstance(errors, Mapping):
+        raise TypeError(
+            "errors must map a label to one error per epsilon, e.g. {'ladder': [0.02, 0.002]}, "
+            f"got {type(errors).__name__}"
+        )
+    curves = {}
     for label, values in errors.items():
-        y = np.asarray(values, dtype=np.float64)
+        listed = _listed(values)
+        try:
+            y = np.asarray(listed, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(f"errors[{label!r}] must be numbers, got {listed!r}") from None
         if y.shape != eps.shape:
             raise ValueError(f"errors[{label!r}] must have one value per epsilon ({eps.size})")
+        curves[label] = y
+    order = np.argsort(eps, kind="stable")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 4.5))
+    for label, y in curves.items():
         y = np.where(y > 0, y, np.nan)
-        ax.plot(eps, y, marker="o", label=label)
+        ax.plot(eps[order], y[order], marker="o", label=label)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("ε (privacy loss; smaller is more private)")
@@ -243,11 +284,46 @@ def plot_privacy_utility(
     return ax
 
 
+def _listed(values: Any) -> Any:
+    """``values``, with an iterator (a generator) read into a list."""
+    if isinstance(values, Iterable) and not isinstance(values, (np.ndarray, str, Sequence)):
+        return list(values)
+    return values
+
+
 def save_figure(fig: Any, path: str | Path, *, dpi: int = 150) -> Path:
-    """Save ``fig`` to ``path`` (format from the suffix), close it, and return the path."""
+    """Save ``fig`` to ``path`` (format from the suffix), close it, and return the path.
+
+    ``fig`` is a figure, or the axes the plot functions return. ``path`` ends in a format
+    matplotlib writes (``.png``, ``.pdf``, ``.svg``, ...), in a folder that exists.
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import os, tempfile
+    >>> ax = plot_privacy_utility([0.1, 1.0], {"ladder": [0.02, 0.002]})
+    >>> save_figure(ax, os.path.join(tempfile.mkdtemp(), "curve.png")).suffix
+    '.png'
+    >>> save_figure(ax, "curve")
+    Traceback (most recent call last):
+    ...
+    ValueError: path must end in a figure format such as .png, .pdf or .svg, got 'curve'
+    """
     import matplotlib.pyplot as plt
 
+    if not hasattr(fig, "savefig") and hasattr(getattr(fig, "figure", None), "savefig"):
+        fig = fig.figure  # the axes a plot function returned
+    if not hasattr(fig, "savefig"):
+        raise TypeError(f"fig must be a matplotlib Figure or Axes, got {fig!r}")
     path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"path {path} is a folder; give a file path such as {path / 'figure.png'}")
+    if not path.suffix:
+        raise ValueError(
+            f"path must end in a figure format such as .png, .pdf or .svg, got {str(path)!r}"
+        )
+    if not path.parent.is_dir():
+        raise ValueError(f"folder {path.parent} does not exist; create it first")
     fig.savefig(path, dpi=dpi, bbox_inches="tight")
     plt.close(fig)
     return path
