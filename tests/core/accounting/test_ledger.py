@@ -319,3 +319,18 @@ def test_a_relative_ledger_path_stays_the_same_file_after_a_chdir(
     moved = Budget.open("project/ledger.sqlite", dataset="nests")
     monkeypatch.chdir(first)
     assert moved.remaining.epsilon == 0.0  # not "gone": the same file, read from elsewhere
+
+
+def test_reopening_with_another_accounting_or_delta_is_refused_not_ignored(tmp_path: Path) -> None:
+    """``epsilon=None`` reads the registered total; an accounting or delta given beside it
+    that differs from the registered one was silently ignored (asked for zCDP, got basic)."""
+    path = tmp_path / "ledger.sqlite"
+    Budget.open(path, dataset="nests", epsilon=1.0)
+    with pytest.raises(ValueError, match=r"registered .* with delta=0\.0, accounting='basic'; "):
+        Budget.open(path, dataset="nests", delta=1e-6, accounting="zcdp")
+    with pytest.raises(ValueError, match=r"got delta=0\.0, accounting='zcpd'"):
+        Budget.open(path, dataset="nests", accounting="zcpd")
+    assert Budget.open(path, dataset="nests", accounting="basic").accounting == "basic"
+    Budget.open(path, dataset="gauss", epsilon=1.0, delta=1e-6, accounting="zcdp")
+    same = Budget.open(path, dataset="gauss", delta=1e-6, accounting="zcdp")
+    assert (same.accounting, same.total.delta) == ("zcdp", 1e-6)

@@ -169,9 +169,11 @@ class Budget:
         """Open (or create) the persistent budget of ``dataset`` in the SQLite ledger at ``path``.
 
         The total is fixed when the dataset is first registered; reopening with another total
-        is refused (pass ``epsilon=None`` to use the registered one). Every spend is checked and
-        recorded in one ``BEGIN IMMEDIATE`` transaction, so processes spending at once never
-        overspend together, and a process killed mid-spend leaves the ledger consistent.
+        is refused (pass ``epsilon=None`` to use the registered one; a ``delta`` or
+        ``accounting`` given beside it must match the registered ones). Every spend is
+        checked and recorded in one ``BEGIN IMMEDIATE`` transaction, so processes spending at
+        once never overspend together, and a process killed mid-spend leaves the ledger
+        consistent.
         A relative ``path`` is made absolute here: a notebook that changes directory later
         keeps debiting the ledger it opened.
 

@@ -158,6 +158,13 @@ class SQLiteStore:
                 f"delta={total[1]}, accounting={total[2]!r}; a total is fixed at registration. "
                 "Pass epsilon=None to use it, or register the data under a new dataset name"
             )
+        given = (dec(check_delta(delta)), accounting)
+        if epsilon is None and given != (Decimal(0), "basic") and given != total[1:]:
+            raise ValueError(
+                f"dataset {dataset!r} was registered in {path} with delta={total[1]}, "
+                f"accounting={total[2]!r}; got delta={given[0]}, accounting={accounting!r}. "
+                "Leave them out to use the registered ones"
+            )
         return store, total
 
     @staticmethod
