@@ -13,6 +13,7 @@ from shapely.geometry import Point, Polygon, box
 from dpatlas.core.noise.discrete_laplace import _halfwidth
 from dpatlas.spatial import Grid, heatmap
 from dpatlas.spatial.products._noise_sums import NoiseSum
+from dpatlas.spatial.products.query import RegionEstimate
 
 GRID = Grid.from_bounds((0, 0, 10_000, 10_000), cell_size=1_000, crs="EPSG:3035")
 
@@ -77,7 +78,9 @@ def test_cut_cells_are_area_weighted_and_bounded_by_their_whole_count():
     assert (q.interval, q.covers) == ("exact", "noise and spread")
     # the half cell holds between 0 and all of the cell's sites: [0, one-sided upper end]
     assert (q.ci_low, q.ci_high) == (0.0, max(hm.raw[9, 2] + _upper(2.0, 1, 0.95), 0.0))
-    assert "spread of sites inside the 1 cells its edge cuts" in q.describe()
+    assert (
+        "This range allows for any spread of sites inside the 1 cell its edge cuts." in q.describe()
+    )
     triangle = Polygon([(0, 0), (2_000, 0), (0, 2_000)])
     t = hm.query(triangle)
     expected = hm.raw[9, 0] + 0.5 * (hm.raw[8, 0] + hm.raw[9, 1])
@@ -237,3 +240,50 @@ def test_chernoff_bound_takes_scales_below_one_over_700() -> None:
     assert tiny.upper(0.975) == 0.0  # P(any noise != 0) = 20 e^-1000 / (1 + e^-1000)
     mixed = NoiseSum("discrete_laplace", np.r_[np.full(10, 0.001), 2.0, 2.0], max_lattice=1)
     assert mixed.upper(0.975) >= NoiseSum("discrete_laplace", np.full(2, 2.0)).upper(0.975)
+
+
+@pytest.mark.parametrize(
+    ("estimate", "n_whole", "n_cut", "unit", "expected"),
+    [
+        (
+            -0.4,
+            1,
+            0,
+            "cell",
+            "about 0 sites; with 95% probability the true number lies between 0 "
+            "and 3. This range allows for the noise of the 1 cell wholly inside the region.",
+        ),
+        (
+            2.4,
+            0,
+            1,
+            "leaf",
+            "about 2 sites; with 95% probability the true number lies between 0 "
+            "and 3. This range allows for any spread of sites inside the 1 leaf its edge cuts.",
+        ),
+        (
+            0.0,
+            0,
+            0,
+            "cell",
+            "about 0 sites; with 95% probability the true number lies between 0 and 3.",
+        ),
+    ],
+)
+def test_describe_reads_as_english(estimate, n_whole, n_cut, unit, expected):
+    """Before: "about -0 sites", "the 1 cells", "the noise of the 0 leaves wholly inside"."""
+    q = RegionEstimate(
+        estimate,
+        0.0,
+        3.0,
+        0.95,
+        1.0,
+        n_whole + n_cut,
+        "exact",
+        1.0,
+        "noise" if not n_cut else "noise and spread",
+        unit,
+        n_whole,
+        n_cut,
+    )
+    assert q.describe() == expected

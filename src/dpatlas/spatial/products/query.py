@@ -88,16 +88,25 @@ class RegionEstimate:
         inside the region.
         """
         plural = {"cell": "cells", "leaf": "leaves"}[self.unit]
-        about = f"about {self.estimate:.0f} sites"
-        if round(self.estimate) < 0:  # a noisy sum below zero: say so, not "about -5 sites"
-            about = f"about 0 sites (the noisy estimate, {self.estimate:.0f}, is below zero)"
+
+        def units(n: int) -> str:
+            return f"{n} {self.unit if n == 1 else plural}"
+
+        shown = round(float(self.estimate))
+        about = f"about {max(shown, 0)} sites"  # never "about -0 sites"
+        if shown < 0:  # a noisy sum below zero: say so, not "about -5 sites"
+            about = f"about 0 sites (the noisy estimate, {shown}, is below zero)"
         text = (
             f"{about}; with {percent(self.level)} probability the true "
-            f"number lies between {self.ci_low:.0f} and {self.ci_high:.0f}. This range allows "
-            f"for the noise of the {self.n_whole} {plural} wholly inside the region"
+            f"number lies between {self.ci_low:.0f} and {self.ci_high:.0f}"
         )
+        allows = []
+        if self.n_whole:
+            allows.append(f"the noise of the {units(self.n_whole)} wholly inside the region")
         if self.n_cut:
-            text += f" and for any spread of sites inside the {self.n_cut} {plural} its edge cuts"
+            allows.append(f"any spread of sites inside the {units(self.n_cut)} its edge cuts")
+        if allows:
+            text += ". This range allows for " + " and for ".join(allows)
         if self.outside > 0:
             share = f"{self.outside:.0%}" if self.outside >= 0.01 else "less than 1%"
             text += (
