@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 import math
+import pickle
 
 import pytest
 
@@ -142,3 +144,35 @@ def test_zcdp_budget_admits_its_whole_rho_and_not_a_hair_more(
     with pytest.raises(BudgetExceededError):
         over.spend(total_eps, total_delta, rho=rho * (1 + 1e-12), mechanism="gaussian")
     assert over.history == ()
+
+
+def test_products_of_another_budgets_spend_are_refused(tmp_path) -> None:
+    """Spends are numbered per budget (per ledger file): the spend of one budget was taken
+    for the spend of the same number in another, whose history then listed the wrong files."""
+    first, second = Budget(1.0), Budget(1.0)
+    theirs = first.spend(0.5, mechanism="count")
+    second.spend(0.25, mechanism="count")
+    with pytest.raises(ValueError, match=r"spend 1 \(count, epsilon=0\.5\) is not a spend of this"):
+        second.record_products(theirs, tmp_path / "map.gpkg")
+    assert second.history[0].products == ()
+    one = Budget.open(tmp_path / "1.sqlite", dataset="nests", epsilon=1.0)
+    two = Budget.open(tmp_path / "2.sqlite", dataset="nests", epsilon=1.0)
+    spend = one.spend(0.5, mechanism="heatmap")
+    two.spend(0.25, mechanism="heatmap")
+    with pytest.raises(ValueError, match=r"is not a spend of dataset 'nests' in .*2\.sqlite; "):
+        two.record_products(spend, tmp_path / "map.gpkg")
+    assert two.history[0].products == ()
+    one.record_products(spend, tmp_path / "map.gpkg")
+    assert Budget.open(tmp_path / "1.sqlite", dataset="nests").history[0].products == (
+        str(tmp_path / "map.gpkg"),
+    )
+
+
+@pytest.mark.parametrize("how", [copy.deepcopy, lambda b: pickle.loads(pickle.dumps(b))])
+def test_an_in_memory_budget_is_not_copied(how) -> None:
+    """A copy would be a second budget for the same data (each could spend it all); before,
+    the refusal was a traceback ending in "cannot pickle '_thread.lock' object"."""
+    budget = Budget(1.0)
+    with pytest.raises(TypeError, match=r"an in-memory Budget cannot be copied or pickled: "):
+        how(budget)
+    assert copy.copy(budget)._store is budget._store  # a shallow copy shares the spends

@@ -32,7 +32,7 @@ from dataclasses import replace
 from datetime import datetime, timezone
 from decimal import Decimal, localcontext
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from dpatlas.core.accounting.composition import pure_to_zcdp
 from dpatlas.core.accounting.cost import Cost
@@ -83,9 +83,19 @@ def _now() -> str:
 
 
 class _MemoryStore:
+    name = "this budget"
+
     def __init__(self) -> None:
         self._rows: list[Spend] = []
         self._lock = threading.Lock()
+
+    def __reduce__(self) -> Any:
+        # a copy (deepcopy, pickle, a worker process) would be a second budget for the same data
+        raise TypeError(
+            "an in-memory Budget cannot be copied or pickled: the copy could spend the same "
+            "privacy budget again. Pass the Budget itself, or share a ledger between processes "
+            "with Budget.open(path, dataset=...)"
+        )
 
     def rows(self) -> list[Spend]:
         with self._lock:
@@ -325,6 +335,13 @@ class Budget:
             raise ValueError(
                 "spend has no id: record products of a spend returned by Budget.spend or "
                 "listed in Budget.made_here"
+            )
+        # ids number the spends of one budget (one ledger file): the spend must be that one
+        stored = next((row for row in self.history if row.id == spend.id), None)
+        if stored is None or replace(stored, products=()) != replace(spend, products=()):
+            raise ValueError(
+                f"spend {spend.id} ({spend.mechanism}, epsilon={spend.epsilon}) is not a spend "
+                f"of {self._store.name}; record the products with the budget that made it"  # type: ignore[attr-defined]
             )
         if isinstance(paths, (str, Path)):  # one file, not its characters
             paths = [paths]

@@ -73,6 +73,11 @@ class SQLiteStore:
         self.dataset = dataset
         self._opened = False
 
+    @property
+    def name(self) -> str:
+        """The budget these rows make, in words: ``dataset 'd' in /path/ledger.sqlite``."""
+        return f"dataset {self.dataset!r} in {self.path}"
+
     @contextmanager
     def _tx(self, immediate: bool = True) -> Iterator[sqlite3.Connection]:
         # once registered, the file must exist: a ledger deleted or moved while open is not
