@@ -171,3 +171,12 @@ def test_a_grid_built_directly_checks_its_origin(bad):
     with pytest.raises(ValueError, match=r"y0 must be a finite number, got"):
         Grid(0, bad, 1_000, 2, 2, "EPSG:3035")
     assert Grid(np.int64(3), 0.5, 1_000, 2, 2, "EPSG:3035").bounds == (3.0, 0.5, 2003.0, 2000.5)
+
+
+def test_a_grid_shows_in_one_line_in_a_notebook():
+    """A Heatmap's repr (what a notebook cell shows) held pyproj's 30-line CRS description."""
+    grid = Grid.from_bounds((0, 0, 3_000, 2_000), cell_size=1_000, crs="EPSG:3035")
+    assert repr(grid) == "Grid(x0=0.0, y0=0.0, cell_size=1000.0, nx=3, ny=2, crs='EPSG:3035')"
+    area = Grid.from_polygon(box(0, 0, 2_500, 2_000), cell_size=1_000, crs="EPSG:3035")
+    assert "\n" not in repr(area)
+    assert repr(area).endswith(f"crs='EPSG:3035', released={area.n_released})")

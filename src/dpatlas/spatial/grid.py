@@ -69,6 +69,20 @@ class Grid:
             mask.flags.writeable = False
             object.__setattr__(self, "mask", mask)
 
+    def __repr__(self) -> str:
+        """One line, the CRS by its name (pyproj's own repr runs to some 30 lines).
+
+        Examples
+        --------
+        >>> Grid.from_bounds((0, 0, 3_000, 2_000), cell_size=1_000, crs="EPSG:3035")
+        Grid(x0=0.0, y0=0.0, cell_size=1000.0, nx=3, ny=2, crs='EPSG:3035')
+        """
+        released = "" if self.mask is None else f", released={self.n_released}"
+        return (
+            f"Grid(x0={self.x0!r}, y0={self.y0!r}, cell_size={self.cell_size!r}, nx={self.nx}, "
+            f"ny={self.ny}, crs={self.crs.to_string()!r}{released})"
+        )
+
     @classmethod
     def from_bounds(
         cls,
