@@ -171,3 +171,23 @@ def test_suppressed_cells_stay_blank_in_interval_maps_and_shared_scales():
         assert fig.axes[0].images[0].norm.vmin >= 0
     finally:
         plt.close(fig)
+
+
+def test_ends_given_with_a_scale_set_its_ends_and_clipped_tops_are_said():
+    """scale="sqrt" with vmin= ended in matplotlib's "Passing a Normalize instance
+    simultaneously with vmin/vmax is not supported"; a vmax below the largest value drew the
+    hotspots in the top colour without a word."""
+    hm = _raw_map().nonnegative()
+    ax = hm.plot(scale="sqrt", vmin=0, vmax=1)
+    try:
+        norm, bar = ax.images[0].norm, ax.images[0].colorbar
+        assert (type(norm).__name__, norm.vmin, norm.vmax) == ("PowerNorm", 0, 1)
+        assert bar.extend == "max"
+        assert bar.ax.get_ylabel() == "noisy site count per cell (sqrt scale); above 1 drawn as 1"
+    finally:
+        plt.close(ax.figure)
+    ax = _raw_map().plot(vmin=-1, vmax=1)
+    try:
+        assert ax.images[0].colorbar.extend == "both"
+    finally:
+        plt.close(ax.figure)

@@ -120,7 +120,8 @@ def colour_label(image: Any, scale: str, what: str = "noisy site count per cell"
 
     A scale that starts above the smallest value drawn (``sqrt`` at 0 below negative noisy
     counts, ``log`` at the smallest positive value, a ``vmin``) draws the values below in its
-    lowest colour: the bar then gets a triangle at its foot and the label says it.
+    lowest colour: the bar then gets a triangle at its foot and the label says it; likewise
+    at the top for values above a ``vmax``.
     """
     from matplotlib.colors import LogNorm, PowerNorm
 
@@ -133,11 +134,15 @@ def colour_label(image: Any, scale: str, what: str = "noisy site count per cell"
         what += " (log scale)"
     image.autoscale_None()
     values = np.ma.masked_invalid(np.ma.asarray(image.get_array(), dtype=np.float64)).compressed()
-    bottom = norm.vmin
+    bottom, top = norm.vmin, norm.vmax
     below = bool(values.size) and bottom is not None and float(values.min()) < bottom
+    above = bool(values.size) and top is not None and float(values.max()) > top
     if below:
         what += f"; below {bottom:g} drawn as {bottom:g}"
-    return {"label": what, "extend": "min" if below else "neither"}
+    if above:
+        what += f"; above {top:g} drawn as {top:g}"
+    extend = {(False, False): "neither", (True, False): "min", (False, True): "max"}
+    return {"label": what, "extend": extend.get((below, above), "both")}
 
 
 def draw_leaves(heatmap: Heatmap, ax: Any, *, color: str = "white", linewidth: float = 0.4) -> Any:
@@ -231,8 +236,12 @@ def plot_heatmap(
     if ax is None:
         _, ax = plt.subplots(figsize=(7, 6))
     values = shown_counts(heatmap)
-    if scale != "linear" or not {"vmin", "vmax", "norm"} & set(kwargs):
-        kwargs.setdefault("norm", colour_norm(scale, values))
+    if "norm" not in kwargs and (scale != "linear" or not {"vmin", "vmax"} & set(kwargs)):
+        norm = colour_norm(scale, values)
+        for end in ("vmin", "vmax"):  # ends given with a scale set the scale's ends
+            if end in kwargs:
+                setattr(norm, end, kwargs.pop(end))
+        kwargs["norm"] = norm
     x0, y0, x1, y1 = heatmap.grid.bounds
     image = ax.imshow(values, extent=(x0, x1, y0, y1), origin="upper", cmap=cmap, **kwargs)
     ax.figure.colorbar(image, ax=ax, **colour_label(image, scale))
