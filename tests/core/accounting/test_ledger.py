@@ -334,3 +334,12 @@ def test_reopening_with_another_accounting_or_delta_is_refused_not_ignored(tmp_p
     Budget.open(path, dataset="gauss", epsilon=1.0, delta=1e-6, accounting="zcdp")
     same = Budget.open(path, dataset="gauss", delta=1e-6, accounting="zcdp")
     assert (same.accounting, same.total.delta) == ("zcdp", 1e-6)
+
+
+def test_two_budgets_of_one_ledger_say_which_dataset_they_are(tmp_path: Path) -> None:
+    """Both showed as Budget(epsilon=1.0, ...) in a notebook: nothing told them apart."""
+    path = tmp_path / "ledger.sqlite"
+    nests = Budget.open(path, dataset="nests", epsilon=1.0)
+    roads = Budget.open(path, dataset="roads", epsilon=1.0)
+    assert repr(nests).startswith(f"Budget(dataset 'nests' in {path}: epsilon=1.0, ")
+    assert repr(roads).startswith(f"Budget(dataset 'roads' in {path}: epsilon=1.0, ")

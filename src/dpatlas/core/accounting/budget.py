@@ -349,9 +349,18 @@ class Budget:
         self._store.add_products(spend.id, files, _now())  # type: ignore[attr-defined]
 
     def __repr__(self) -> str:
+        """The totals, what remains and, for a ledger, which dataset of which file.
+
+        Examples
+        --------
+        >>> Budget(1.0)
+        Budget(epsilon=1.0, delta=0.0, accounting='basic', remaining_epsilon=1.0, remaining_delta=0.0, spends=0)
+        """
         rem = self.remaining
+        store = self._store
+        where = "" if isinstance(store, _MemoryStore) else f"{store.name}: "  # type: ignore[attr-defined]
         return (
-            f"Budget(epsilon={self.total.epsilon}, delta={self.total.delta}, "
+            f"Budget({where}epsilon={self.total.epsilon}, delta={self.total.delta}, "
             f"accounting={self.accounting!r}, remaining_epsilon={rem.epsilon}, "
             f"remaining_delta={rem.delta}, spends={len(self.history)})"
         )
