@@ -28,14 +28,20 @@ from dpatlas.errors import BudgetExceededError, LedgerError, PrivacyLeakWarning
 
 __version__ = "0.1.0"
 
-_SUBPACKAGES = ("audit", "graph", "spatial")
+_SUBPACKAGES = ("audit", "graph", "plot", "spatial")
 
 
 def __getattr__(name: str) -> ModuleType:
-    """Import the domain adapters on first use (geopandas and rasterio load slowly)."""
+    """Import the domain adapters and the figures on first use (geopandas, rasterio and
+    matplotlib load slowly)."""
     if name in _SUBPACKAGES:
         return importlib.import_module(f"dpatlas.{name}")
     raise AttributeError(f"module 'dpatlas' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """Every public name, the subpackages not yet imported too (what tab completion lists)."""
+    return sorted({*globals(), *__all__})
 
 
 __all__ = [
@@ -57,6 +63,7 @@ __all__ = [
     "graph",
     "group_privacy",
     "laplace",
+    "plot",
     "randomized_response",
     "report_noisy_max",
     "spatial",
