@@ -3,6 +3,8 @@ wrong path or ended in a traceback (hand fuzz of the notebook surface, session 1
 
 from __future__ import annotations
 
+import warnings
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -11,7 +13,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from dpatlas.plot import plot_heatmaps, plot_privacy_utility, save_figure
+from dpatlas.plot import plot_heatmaps, plot_interval_map, plot_privacy_utility, save_figure
 from dpatlas.spatial import Grid, heatmap
 
 GRID = Grid.from_bounds((0, 0, 3_000, 2_000), cell_size=1_000, crs="EPSG:3035")
@@ -92,3 +94,16 @@ def test_plot_heatmaps_names_what_is_not_a_list_of_heatmaps():
         plot_heatmaps([hm, hm.release])
     with pytest.raises(TypeError, match=r"titles must be a sequence of str, one per heatmap"):
         plot_heatmaps([hm, hm], titles="ab")
+
+
+def test_an_interval_map_of_a_map_whose_every_cell_is_suppressed_is_blank():
+    """Its colour scale was computed from no value: "converting a masked element to nan"
+    and a scale from nan to nan."""
+    hm = _map().suppress(10**6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fig = plot_interval_map(hm)
+    try:
+        assert all(np.ma.getmaskarray(ax.images[0].get_array()).all() for ax in fig.axes[:3])
+    finally:
+        plt.close(fig)

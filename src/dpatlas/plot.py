@@ -194,8 +194,9 @@ def plot_interval_map(
     if unit not in ("cell", "leaf"):
         raise ValueError(f'unit must be "cell" or "leaf", got {unit!r}')
     layers, note = _hide_suppressed(heatmap, *_interval_layers(heatmap, level, unit))
-    vmin = min(float(np.ma.min(v)) for _, v in layers)
-    vmax = max(float(np.ma.max(v)) for _, v in layers)
+    drawn = [np.ma.compressed(v) for _, v in layers]  # none when every cell is suppressed
+    vmin = min((float(v.min()) for v in drawn if v.size), default=0.0)
+    vmax = max((float(v.max()) for v in drawn if v.size), default=1.0)
     x0, y0, x1, y1 = heatmap.grid.bounds
     fig, axes = plt.subplots(1, 3, figsize=figsize)
     for ax, (name, values) in zip(axes, layers, strict=True):
