@@ -27,6 +27,10 @@ class BudgetExceededError(ValueError):
     privacy budget exceeded: requested epsilon=0.5, delta=0; remaining epsilon=0.25, delta=0
     (short by epsilon=0.25). Nothing was spent; release with a smaller epsilon or open a new
     budget for new data.
+    >>> print(BudgetExceededError(0.5, 1e-6, 1.0, 0.0))
+    privacy budget exceeded: requested epsilon=0.5, delta=1e-06; remaining epsilon=1, delta=0
+    (short by delta=1e-06). Nothing was spent; release with a smaller delta (delta=0 for a
+    pure-ε release) or open a new budget for new data.
     """
 
     def __init__(
@@ -53,10 +57,15 @@ class BudgetExceededError(ValueError):
                 f"accounting takes epsilon={requested_epsilon:.6g}, delta={requested_delta:.6g} "
                 "of the budget"
             )
+        smaller = "a smaller epsilon"
+        if short and short[0].startswith("delta"):  # only δ is short: a smaller ε will not fit
+            smaller = "a smaller delta (delta=0 for a pure-ε release)"
+        elif len(short) == 2:
+            smaller = "a smaller epsilon and delta"
         super().__init__(
             f"privacy budget exceeded: {request}; remaining epsilon={remaining_epsilon:.6g}, "
             f"delta={remaining_delta:.6g} (short by {', '.join(short) or 'a rounding margin'}). "
-            "Nothing was spent; release with a smaller epsilon or open a new budget for new data."
+            f"Nothing was spent; release with {smaller} or open a new budget for new data."
         )
 
 

@@ -245,8 +245,10 @@ class Budget:
         eps, d = check_epsilon(cost.epsilon), cost.delta
         if self.accounting == "zcdp" and cost.rho is None:
             raise ValueError(
-                f"an (ε, δ) spend with delta={d} has no zCDP cost; pass rho= (Gaussian "
-                "releases give it) or use accounting='basic'"
+                f"an (ε, δ) spend with delta={d} has no zCDP cost, and a zCDP budget needs "
+                "one: release with delta=0 (pure ε, charged ε²/2) or with the Gaussian "
+                "mechanism (it gives its ρ), pass rho= to Budget.spend, or use a Budget with "
+                "accounting='basic'"
             )
         if cost.rho == 0:
             raise ValueError(
