@@ -166,8 +166,8 @@ class SQLiteStore:
         given = (dec(check_delta(delta)), accounting)
         if epsilon is None and given != (Decimal(0), "basic") and given != total[1:]:
             raise ValueError(
-                f"dataset {dataset!r} was registered in {path} with delta={total[1]}, "
-                f"accounting={total[2]!r}; got delta={given[0]}, accounting={accounting!r}. "
+                f"dataset {dataset!r} was registered in {path} with delta={float(total[1])!r}, "
+                f"accounting={total[2]!r}; got delta={float(delta)!r}, accounting={accounting!r}. "
                 "Leave them out to use the registered ones"
             )
         return store, total
