@@ -124,22 +124,24 @@ MAX_LEVEL = 1 - 1e-9
 def check_level(level: Any) -> float:
     """``level`` (of an interval) as a float in (0, 1 - 1e-9], or the ValueError every interval raises.
 
-    Python and numpy real numbers are accepted; a bool is not. Above ``1 - 1e-9`` the tail
-    probabilities are too small for the quantiles of every interval to be computed reliably
-    in floating point (a lattice's folded mass, ``1 - level`` rounding to 0), so such levels
-    are refused rather than answered with an interval that may not hold. A numpy float is read
-    as the decimal it prints as, so ``np.float32(0.9)`` is 0.9 (not 0.8999999761581421).
+    Python and numpy real numbers (``Fraction`` too) are accepted; a bool is not. Above
+    ``1 - 1e-9`` the tail probabilities are too small for the quantiles of every interval to be
+    computed reliably in floating point (a lattice's folded mass, ``1 - level`` rounding to 0),
+    so such levels are refused rather than answered with an interval that may not hold. A numpy
+    float is read as the decimal it prints as, so ``np.float32(0.9)`` is 0.9 (not
+    0.8999999761581421).
 
     Examples
     --------
-    >>> check_level(np.float32(0.5)), check_level(np.float32(0.9))
-    (0.5, 0.9)
+    >>> from fractions import Fraction
+    >>> check_level(np.float32(0.5)), check_level(np.float32(0.9)), check_level(Fraction(9, 10))
+    (0.5, 0.9, 0.9)
     >>> check_level(95)
     Traceback (most recent call last):
     ...
     ValueError: level must be in (0, 1), got 95; e.g. 0.95 for a 95% interval
     """
-    real = isinstance(level, (int, float, np.integer, np.floating))
+    real = isinstance(level, numbers.Real)  # numpy's ints and floats are registered too
     if isinstance(level, (bool, np.bool_)) or not (real and 0.0 < level < 1.0):
         raise ValueError(f"level must be in (0, 1), got {level!r}; e.g. 0.95 for a 95% interval")
     if level > MAX_LEVEL:

@@ -96,3 +96,11 @@ def test_a_float32_level_names_its_columns_as_written(tmp_path):
     info = pyogrio.read_info(path, layer="cells")
     assert list(info["fields"])[4:6] == ["ci90_low", "ci90_high"]
     assert info["layer_metadata"]["interval_level"] == "0.9"
+
+
+def test_a_fraction_level_is_read_as_its_value() -> None:
+    from fractions import Fraction
+
+    assert check_level(Fraction(9, 10)) == 0.9
+    with pytest.raises(ValueError, match=r"got Fraction\(3, 2\)"):
+        check_level(Fraction(3, 2))
