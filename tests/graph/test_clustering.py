@@ -113,3 +113,12 @@ def test_no_interval_names_the_clustering_release_and_interval_epsilon() -> None
         ValueError, match=r"clustering_coefficient/ladder release has no interval.*interval_epsilon"
     ):
         rel.confidence_interval()
+
+
+def test_a_level_too_close_to_1_for_the_parts_names_the_level_given() -> None:
+    g = nx.Graph()
+    g.add_nodes_from([0, 1])  # too small for a triangle: the box of the parts' intervals
+    rel = clustering_coefficient(g, epsilon=1.0, rng=0)
+    assert rel.confidence_interval(0.999999998) == (0.0, 1.0)
+    with pytest.raises(ValueError, match=r"about 1 - 2e-9 .*got 0\.9999999985: .*sqrt\(level\)"):
+        rel.confidence_interval(0.9999999985)

@@ -51,7 +51,7 @@ from dpatlas.core.noise.discrete_laplace import rational_scale
 from dpatlas.core.noise.local.smooth import smooth_beta
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike
-from dpatlas.core.validation import check_delta, check_epsilon
+from dpatlas.core.validation import MAX_LEVEL, check_delta, check_epsilon
 from dpatlas.graph._interval import check_level, interval_note, noise_family
 from dpatlas.graph._noise import count_cost, count_scales
 from dpatlas.graph.adjacency import EdgeAdjacency
@@ -92,6 +92,12 @@ class ClusteringRelease(Release):
             )
         pair = pair_rule_of(tri, wed, lev)
         if pair is None:
+            if math.sqrt(lev) > MAX_LEVEL:  # the parts' own check would quote sqrt(level)
+                raise ValueError(
+                    f"level must be at most about 1 - 2e-9 for this {self.mechanism} release, "
+                    f"got {level!r}: its interval joins its two parts' intervals at "
+                    "sqrt(level), which may be at most 1 - 1e-9"
+                )
             t_lo, t_hi = tri.confidence_interval(math.sqrt(lev))
             w_lo, w_hi = wed.confidence_interval(math.sqrt(lev))
             low, high = ratio_interval(t_lo, t_hi, w_lo, w_hi)
