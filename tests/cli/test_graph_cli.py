@@ -233,6 +233,12 @@ def test_node_list_names_the_public_nodes(cli, tmp_path):
     assert (
         "node id 307, which is not among the public node ids given as --node-list FILE" in res.err
     )
+    empty = tmp_path / "empty.txt"
+    empty.write_text("# no ids yet\n")
+    res = cli("triangles", edges, opts=f"--node-list {empty}")
+    assert res.code == 2
+    assert res.err.strip().endswith("lists no node id; give one integer id per line")
+    assert "loadtxt" not in res.err
 
 
 @pytest.mark.shared

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -158,11 +159,16 @@ def read_node_list(path: Path) -> Any:
 
     check_input_file("--node-list", path, "the file of node ids")
     try:
-        return np.loadtxt(path, dtype=np.int64, comments="#", ndmin=1)
+        with warnings.catch_warnings():  # an empty file: refused below, not warned about
+            warnings.simplefilter("ignore", UserWarning)
+            ids = np.loadtxt(path, dtype=np.int64, comments="#", ndmin=1)
     except ValueError as exc:
         raise UsageError(
             f"--node-list {path} must hold one integer node id per line: {exc}"
         ) from None
+    if ids.size == 0:
+        raise UsageError(f"--node-list {path} lists no node id; give one integer id per line")
+    return ids
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
