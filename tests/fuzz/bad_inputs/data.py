@@ -26,6 +26,11 @@ def _edge_file(text: str) -> Callable[[Path], Any]:
     return call
 
 
+def _write_labelled(tmp: Path) -> Any:
+    g = nx.relabel_nodes(nx.karate_club_graph(), {0: "node 0"})
+    return gr.synthesize(g, n=34, epsilon=2.0, rng=1).write_edgelist(tmp / "synthetic.txt")
+
+
 def _truncated_gzip(tmp: Path) -> Any:
     path = tmp / "edges.txt.gz"
     path.write_bytes(gzip.compress(b"0 1\n" * 5_000)[:30])
@@ -107,6 +112,20 @@ DATA: tuple[Row, ...] = (
         lambda _: gr.triangle_count(nx.Graph([(0, 0), (0, 1)]), epsilon=1),
         ValueError,
         "graph has 1 self-loop(s)",
+    ),
+    Row(
+        "a weight column on every line of an edge-list file",
+        "graph.read_edgelist",
+        _edge_file("0 1 1.0\n1 2 1.0\n"),
+        ValueError,
+        "edges.txt, line 1: expected 2 node ids, found 3 field(s)",
+    ),
+    Row(
+        "a node label with a space, written by a synthetic graph",
+        "graph.SyntheticGraph.write_edgelist",
+        _write_labelled,
+        ValueError,
+        "node label 'node 0' would not read back from a 'u v' line",
     ),
     Row(
         "self-loop line in an edge-list file",
