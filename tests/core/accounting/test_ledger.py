@@ -334,6 +334,11 @@ def test_reopening_with_another_accounting_or_delta_is_refused_not_ignored(tmp_p
     Budget.open(path, dataset="gauss", epsilon=1.0, delta=1e-6, accounting="zcdp")
     same = Budget.open(path, dataset="gauss", delta=1e-6, accounting="zcdp")
     assert (same.accounting, same.total.delta) == ("zcdp", 1e-6)
+    # "basic" and delta=0 were the defaults, so given explicitly they were taken silently
+    with pytest.raises(ValueError, match=r"accounting='zcdp'; got delta=1e-06, accounting='basic'"):
+        Budget.open(path, dataset="gauss", accounting="basic")
+    with pytest.raises(ValueError, match=r"got delta=0\.0, accounting='zcdp'"):
+        Budget.open(path, dataset="gauss", delta=0.0)
 
 
 def test_two_budgets_of_one_ledger_say_which_dataset_they_are(tmp_path: Path) -> None:

@@ -173,14 +173,16 @@ class Budget:
         *,
         dataset: str,
         epsilon: float | None = None,
-        delta: float = 0.0,
-        accounting: str = "basic",
+        delta: float | None = None,
+        accounting: str | None = None,
     ) -> Budget:
         """Open (or create) the persistent budget of ``dataset`` in the SQLite ledger at ``path``.
 
         The total is fixed when the dataset is first registered; reopening with another total
         is refused (pass ``epsilon=None`` to use the registered one; a ``delta`` or
-        ``accounting`` given beside it must match the registered ones). Every spend is
+        ``accounting`` given beside it must match the registered ones, and left out they are
+        the registered ones). A new dataset is registered with ``delta`` 0 and ``"basic"``
+        accounting unless they are given. Every spend is
         checked and recorded in one ``BEGIN IMMEDIATE`` transaction, so processes spending at
         once never overspend together, and a process killed mid-spend leaves the ledger
         consistent.
@@ -199,8 +201,8 @@ class Budget:
         """
         from dpatlas.core.accounting.ledger import SQLiteStore
 
-        if epsilon is not None:
-            cls(epsilon, delta, accounting=accounting)  # validate before anything is written
+        if epsilon is not None:  # validate before anything is written
+            cls(epsilon, delta or 0.0, accounting=accounting or "basic")
         store, total = SQLiteStore.register(Path(path), dataset, epsilon, delta, accounting)
         budget = cls.__new__(cls)
         budget._setup(float(total[0]), float(total[1]), total[2], store)

@@ -122,9 +122,18 @@ class SQLiteStore:
 
     @classmethod
     def register(
-        cls, path: Path, dataset: str, epsilon: float | None, delta: float, accounting: str
+        cls,
+        path: Path,
+        dataset: str,
+        epsilon: float | None,
+        delta: float | None,
+        accounting: str | None,
     ) -> tuple[SQLiteStore, tuple[Decimal, Decimal, str]]:
-        """Open the ledger, create or check its schema, and register or look up ``dataset``."""
+        """Open the ledger, create or check its schema, and register or look up ``dataset``.
+
+        ``delta`` and ``accounting`` left out (None) are 0 and ``"basic"`` for a new dataset,
+        the registered ones for a known one.
+        """
         if not isinstance(dataset, str) or not dataset:
             raise ValueError(f"dataset must be a non-empty string naming the data, got {dataset!r}")
         if path.is_dir():
@@ -146,29 +155,32 @@ class SQLiteStore:
                     raise ValueError(
                         f"dataset {dataset!r} is not in ledger {path}; pass epsilon= to register it"
                     )
+                new = (dec(check_epsilon(epsilon)), dec(check_delta(delta or 0.0)))
+                kind = accounting or "basic"
                 conn.execute(
                     "INSERT INTO datasets (dataset, total_epsilon, total_delta, accounting) VALUES (?, ?, ?, ?)",
-                    (
-                        dataset,
-                        str(dec(check_epsilon(epsilon))),
-                        str(dec(check_delta(delta))),
-                        accounting,
-                    ),
+                    (dataset, str(new[0]), str(new[1]), kind),
                 )
-                return store, (dec(epsilon), dec(delta), accounting)
+                return store, (*new, kind)
         total = (Decimal(row[0]), Decimal(row[1]), str(row[2]))
-        if epsilon is not None and (dec(epsilon), dec(delta), accounting) != total:
+        if epsilon is not None:  # a total stated again: left out means 0 and "basic"
+            wanted = (dec(check_delta(delta or 0.0)), accounting or "basic")
+        else:  # left out means the registered ones
+            wanted = (
+                total[1] if delta is None else dec(check_delta(delta)),
+                total[2] if accounting is None else accounting,
+            )
+        if epsilon is not None and (dec(epsilon), *wanted) != total:
             raise ValueError(
                 f"dataset {dataset!r} was registered in {path} with epsilon={total[0]}, "
                 f"delta={total[1]}, accounting={total[2]!r}; a total is fixed at registration. "
                 "Pass epsilon=None to use it, or register the data under a new dataset name"
             )
-        given = (dec(check_delta(delta)), accounting)
-        if epsilon is None and given != (Decimal(0), "basic") and given != total[1:]:
+        if wanted != total[1:]:
             raise ValueError(
                 f"dataset {dataset!r} was registered in {path} with delta={float(total[1])!r}, "
-                f"accounting={total[2]!r}; got delta={float(delta)!r}, accounting={accounting!r}. "
-                "Leave them out to use the registered ones"
+                f"accounting={total[2]!r}; got delta={float(wanted[0])!r}, "
+                f"accounting={wanted[1]!r}. Leave them out to use the registered ones"
             )
         return store, total
 
