@@ -155,3 +155,17 @@ def test_a_map_with_cells_deleted_or_repeated_is_refused(tmp_path):
         pyogrio.write_dataframe(edited, bad, layer="cells", layer_metadata={RECORD_KEY: record})
         with pytest.raises(ValueError, match=rf"{name}.gpkg: the layer holds .* cells .*edited"):
             read_heatmap(bad)
+
+
+def test_the_legend_says_what_the_colour_scale_clips():
+    """A sqrt scale starts at 0 and a log scale at the least positive value: the cells below
+    were drawn in the lowest colour and the legend did not say so (found by a hand fuzz)."""
+    hm = _map()
+    hm = hm.replace(estimate=hm.estimate - 0.5)  # as a raw release's noisy counts below 0
+    assert _data(hm.explore().html)["legend"]["label"] == "private estimate (sites per cell)"
+    sqrt = _data(hm.explore(scale="sqrt").html)["legend"]["label"]
+    assert sqrt == "private estimate (sites per cell, sqrt scale; below 0 drawn as 0)"
+    log = _data(hm.explore(scale="log").html)["legend"]["label"]
+    assert re.fullmatch(
+        r"private estimate \(sites per cell, log scale; below (\S+) drawn as \1\)", log
+    )

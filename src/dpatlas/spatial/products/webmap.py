@@ -231,6 +231,9 @@ def explore(
     fill = ["#9e9e9e" if hidden else c for c, hidden in zip(fill, suppressed, strict=True)]
     per = "sites per km²" if coloured == "density_km2" else f"sites per {unit}"
     per += "" if scale == "linear" else f", {scale} scale"
+    shown = values[~np.asarray(suppressed, dtype=bool) & np.isfinite(values)]
+    if shown.size and float(shown.min()) < norm.vmin:  # sqrt below 0, log at the least > 0
+        per += f"; below {norm.vmin:g} drawn as {norm.vmin:g}"
     tile = None
     if tiles in TILES:
         tile = {"url": TILES[tiles][0], "attribution": TILES[tiles][1], "name": tiles}
