@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
+from tests.helpers.python import run_python
 
 
 def test_the_subpackages_are_attributes_and_tab_completion_lists_them():
@@ -16,7 +15,4 @@ def test_the_subpackages_are_attributes_and_tab_completion_lists_them():
         "assert 'matplotlib' not in sys.modules; "
         "assert dpa.plot.plot_heatmaps.__module__ == 'dpatlas.plot'"
     )
-    proc = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
-    )
-    assert proc.returncode == 0, proc.stderr
+    run_python(code)

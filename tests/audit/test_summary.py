@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from fractions import Fraction
 
 import numpy as np
 import pytest
+from tests.helpers.python import run_python
 
 from dpatlas.audit import audit, summarize
 from dpatlas.core import Release, discrete_laplace
@@ -153,14 +152,5 @@ def test_a_set_of_strings_gives_the_same_vector_under_every_hash_seed() -> None:
         "print(summarize({'flags': {'suppressed', 'low', 'edge', 'capped'}, 'n': {2.5, 1.5}})"
         ".tolist())"
     )
-    outs = {
-        subprocess.run(
-            [sys.executable, "-c", code],
-            env={**os.environ, "PYTHONHASHSEED": str(seed)},
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-        for seed in (0, 1, 2)
-    }
+    outs = {run_python(code, env={**os.environ, "PYTHONHASHSEED": str(s)}) for s in (0, 1, 2)}
     assert len(outs) == 1

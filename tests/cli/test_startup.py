@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import inspect
-import subprocess
-import sys
+
+from tests.helpers.python import run_python
 
 from dpatlas.cli.heatmap import DEFAULT_METHOD, DEFAULT_TARGET, METHOD_NAMES, TARGET_NAMES
 from dpatlas.spatial import METHODS, heatmap
@@ -29,10 +29,7 @@ def test_help_does_not_import_geopandas_or_scipy():
         "heavy = sorted(m for m in ('geopandas', 'scipy', 'shapely') if m in sys.modules)\n"
         "assert not heavy, heavy\n"
     )
-    proc = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
-    )
-    assert proc.returncode == 0, proc.stderr
+    run_python(code)
 
 
 def test_graph_method_choices_are_the_apis():
