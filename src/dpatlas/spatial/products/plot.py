@@ -122,6 +122,15 @@ def colour_label(image: Any, scale: str, what: str = "noisy site count per cell"
     counts, ``log`` at the smallest positive value, a ``vmin``) draws the values below in its
     lowest colour: the bar then gets a triangle at its foot and the label says it; likewise
     at the top for values above a ``vmax``.
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> image = plt.imshow([[-2.0, 0.0], [1.0, 9.0]], norm=colour_norm("sqrt", [-2.0, 9.0]))
+    >>> colour_label(image, "sqrt")
+    {'label': 'noisy site count per cell (sqrt scale); below 0 drawn as 0', 'extend': 'min'}
+    >>> plt.close("all")
     """
     from matplotlib.colors import LogNorm, PowerNorm
 
