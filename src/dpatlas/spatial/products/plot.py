@@ -127,10 +127,11 @@ def colour_label(image: Any, scale: str, what: str = "noisy site count per cell"
     --------
     >>> import matplotlib; matplotlib.use("Agg")
     >>> import matplotlib.pyplot as plt
-    >>> image = plt.imshow([[-2.0, 0.0], [1.0, 9.0]], norm=colour_norm("sqrt", [-2.0, 9.0]))
+    >>> fig, ax = plt.subplots()  # a new figure: pyplot's current one may hold other axes
+    >>> image = ax.imshow([[-2.0, 0.0], [1.0, 9.0]], norm=colour_norm("sqrt", [-2.0, 9.0]))
     >>> colour_label(image, "sqrt")
     {'label': 'noisy site count per cell (sqrt scale); below 0 drawn as 0', 'extend': 'min'}
-    >>> plt.close("all")
+    >>> plt.close(fig)
     """
     from matplotlib.colors import LogNorm, PowerNorm
 
