@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -29,6 +30,11 @@ def _spender(args: tuple[str, int]) -> int:
         except BudgetExceededError:
             pass
     return ok
+
+
+def _datasets(path: Path) -> list[tuple[str]]:
+    with sqlite3.connect(path) as conn:
+        return conn.execute("SELECT dataset FROM datasets").fetchall()
 
 
 def _rows(path: Path) -> list[tuple[str, str]]:
@@ -63,6 +69,21 @@ def test_total_is_fixed_at_registration(tmp_path: Path) -> None:
     other = Budget.open(path, dataset="other", epsilon=0.5)
     assert other.remaining.epsilon == 0.5
     assert reopened.remaining.epsilon == 0.75
+
+
+@pytest.mark.parametrize("typo", ["Nests", "nests ", " NESTS", "Nests  2026"])
+def test_a_new_name_that_differs_only_in_case_or_spaces_is_refused(
+    tmp_path: Path, typo: str
+) -> None:
+    path = tmp_path / "ledger.sqlite"
+    registered = "nests 2026" if "2026" in typo else "nests"
+    Budget.open(path, dataset=registered, epsilon=1.0).spend(0.75, mechanism="heatmap")
+    message = f"dataset {typo!r} is not in ledger {path}, but {registered!r} is"
+    for epsilon in (None, 1.0):  # looked up or registered afresh: both would lose the 0.75
+        with pytest.raises(ValueError, match=re.escape(message)):
+            Budget.open(path, dataset=typo, epsilon=epsilon)
+    assert [r[0] for r in _datasets(path)] == [registered]
+    assert Budget.open(path, dataset="nests-2027", epsilon=1.0).remaining.epsilon == 1.0
 
 
 _CRASH = textwrap.dedent(

@@ -109,6 +109,18 @@ BUDGET: tuple[Row, ...] = (
         "dataset 'd' is not in ledger <tmp>/l.sqlite; pass epsilon= to register it",
     ),
     Row(
+        "dataset name differing from a registered one only in case or spaces",
+        "Budget.open",
+        lambda tmp: (
+            dp.Budget.open(tmp / "l.sqlite", dataset="nests", epsilon=1),
+            dp.Budget.open(tmp / "l.sqlite", dataset="Nests ", epsilon=1),
+        ),
+        ValueError,
+        "dataset 'Nests ' is not in ledger <tmp>/l.sqlite, but 'nests' is (the names differ "
+        "only in case or spaces); open 'nests' to debit that data, or name other data so that "
+        "it differs by more",
+    ),
+    Row(
         "ledger deleted while open",
         "Budget.open, then a release",
         _deleted_ledger,

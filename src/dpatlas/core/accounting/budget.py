@@ -182,7 +182,9 @@ class Budget:
         is refused (pass ``epsilon=None`` to use the registered one; a ``delta`` or
         ``accounting`` given beside it must match the registered ones, and left out they are
         the registered ones). A new dataset is registered with ``delta`` 0 and ``"basic"``
-        accounting unless they are given. Every spend is checked and recorded in one
+        accounting unless they are given; a new name that differs from a registered one only in
+        case or spaces ("Nests " beside "nests") is refused, since a typo would register a
+        second total for the same data. Every spend is checked and recorded in one
         ``BEGIN IMMEDIATE`` transaction, so processes spending at once never overspend
         together, and a process killed mid-spend leaves the ledger consistent. A relative
         ``path`` is made absolute here: a notebook that changes directory later keeps debiting

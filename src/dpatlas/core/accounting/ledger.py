@@ -65,6 +65,11 @@ def _run(conn: sqlite3.Connection, script: str) -> None:
         conn.execute(statement)
 
 
+def _folded(name: str) -> str:
+    """``name`` without case and with runs of spaces as one: "Nests " and "nests" fold alike."""
+    return " ".join(name.split()).casefold()
+
+
 class SQLiteStore:
     """The rows of one dataset's budget in a ledger file (see the module docstring)."""
 
@@ -151,6 +156,14 @@ class SQLiteStore:
                 (dataset,),
             ).fetchone()
             if row is None:
+                names = [r[0] for r in conn.execute("SELECT dataset FROM datasets")]
+                alike = [n for n in names if _folded(n) == _folded(dataset)]
+                if alike:  # a typo would register a fresh total for the same data
+                    raise ValueError(
+                        f"dataset {dataset!r} is not in ledger {path}, but {alike[0]!r} is (the "
+                        f"names differ only in case or spaces); open {alike[0]!r} to debit that "
+                        "data, or name other data so that it differs by more"
+                    )
                 if epsilon is None:
                     raise ValueError(
                         f"dataset {dataset!r} is not in ledger {path}; pass epsilon= to register it"
