@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 from pathlib import Path
 
 import dask.dataframe as dd
@@ -188,6 +189,31 @@ def test_an_owner_stored_with_other_dtypes_in_other_files_is_one_individual(
     assert hm.release.sensitivity == 2  # what each person now contributes at most
 
 
+def test_an_owner_id_that_is_a_date_is_one_individual_across_files(tmp_path, client) -> None:
+    # 200 people known by a date (e.g. a survey's visit) in three files written at three
+    # units: each person keeps k sites in all, as in memory, not k per file's unit
+    people = pd.Timestamp("2021-03-01") + pd.to_timedelta(np.arange(200), unit="h")
+    frames = []
+    for i, unit in enumerate(["ns", "us", "ms"]):
+        frame = pd.DataFrame(
+            {"x": 50.0 + 100.0 * (np.arange(200) % 10), "y": 50.0 + 100.0 * i, "who": people}
+        )
+        frame["who"] = frame["who"].dt.as_unit(unit)
+        frame.to_parquet(tmp_path / f"p{i}.parquet")
+        frames.append(frame)
+    whole = pd.concat(frames, ignore_index=True)
+    adj = SiteAdjacency(max_sites_per_individual=2)
+    xy = (whole.x.to_numpy(), whole.y.to_numpy())
+    memory = memory_site_counts(
+        xy, GRID, adj, get_source(5), crs=3035, individual_column=whole.who.to_numpy()
+    )
+    dask = site_counts(
+        tmp_path, GRID, adj, get_source(5), crs=3035, individual_column="who", client=client
+    )
+    assert np.array_equal(dask.counts, memory.counts)
+    assert int(dask.counts.sum()) == 2 * 200
+
+
 def test_owner_ids_are_canonical_whatever_the_dtype() -> None:
     same = [
         pd.Series([7, 2**40], dtype="int64"),
@@ -207,8 +233,29 @@ def test_owner_ids_are_canonical_whatever_the_dtype() -> None:
     assert big.tolist() == [7, 2**63 + 5]
     text = owner_ids(pd.Series(["7", 7], dtype=object), "who")
     assert text.tolist() == ["7", 7]  # "7" != 7, as in memory
-    with pytest.raises(TypeError, match=r"individual_column 'who' has dtype datetime64"):
-        owner_ids(pd.Series(pd.to_datetime(["2020-01-01"])), "who")
+    with pytest.raises(TypeError, match=r"individual_column 'who' has dtype timedelta64"):
+        owner_ids(pd.Series(pd.to_timedelta(["1D"])), "who")
+
+
+def test_dates_are_one_owner_whatever_their_unit_or_time_zone() -> None:
+    # files of one data set store a date column at the unit of their writer (ns, us, ms)
+    day, tick = "2020-01-01T00:00:00.000000000", "2020-01-01T00:00:00.000000001"
+    stored = [
+        pd.Series(pd.to_datetime([day, tick]).as_unit("ns")),
+        pd.Series(pd.to_datetime([day, tick]).tz_localize("UTC").tz_convert("Europe/Paris")),
+        pd.Series([pd.Timestamp(day), pd.Timestamp(tick)], dtype=object),
+    ]
+    ids = [owner_ids(owners, "who").tolist() for owners in stored]
+    assert ids[1] == ids[0]
+    assert ids[2] == ids[0]
+    assert ids[0][0] != ids[0][1]  # one nanosecond apart: two owners
+    units = [np.array(["2020-01-01"], f"datetime64[{u}]") for u in ("D", "s", "ms", "us")]
+    assert {owner_ids(pd.Series(u), "who")[0] for u in units} == {ids[0][0]}
+    assert owner_ids(pd.Series([datetime.date(2020, 1, 1)]), "who")[0] == ids[0][0]
+    # beyond the range of nanoseconds (1677-2262), one day at every unit, and not another day
+    far = [np.array(["3000-06-01"], f"datetime64[{u}]") for u in ("M", "D", "s", "us")]
+    assert len({owner_ids(pd.Series(f), "who")[0] for f in far}) == 1
+    assert owner_ids(pd.Series(far[0]), "who")[0] != owner_ids(pd.Series(units[0]), "who")[0]
 
 
 def test_column_errors_are_clear_before_the_job(folder, client) -> None:

@@ -14,11 +14,13 @@ Owner ids are made canonical first (:func:`owner_ids`): files of one data set ma
 column with different dtypes (int64 in one, float64 or float32 in another), and a hash of the raw
 bits would send one owner's rows to several buckets, each keeping ``k`` of them. Equal ids, in
 the sense of the in-memory ``pd.factorize`` (``7 == 7.0 == True``, but ``7 != "7"``), get one
-representation and so one hash.
+representation and so one hash; so does one instant stored as dates of different units or
+time zones.
 """
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
 import numpy as np
@@ -27,6 +29,19 @@ import pandas as pd
 __all__ = ["bound_bucket", "owner_ids", "split_by_owner"]
 
 _LOW, _HIGH = -(2**63), 2**63 - 1
+_ATTOSECONDS = {
+    "W": 7 * 86_400 * 10**18,
+    "D": 86_400 * 10**18,
+    "h": 3_600 * 10**18,
+    "m": 60 * 10**18,
+    "s": 10**18,
+    "ms": 10**15,
+    "us": 10**12,
+    "ns": 10**9,
+    "ps": 10**6,
+    "fs": 10**3,
+    "as": 1,
+}
 
 
 def _number(value: Any) -> Any:
@@ -42,10 +57,15 @@ def _canonical(value: Any, column: str) -> Any:
         return value
     if isinstance(value, (bool, int, float, np.bool_, np.integer, np.floating)):
         return _number(value)
+    if isinstance(value, (datetime.date, np.datetime64)):
+        stamp = pd.Timestamp(value)
+        if stamp.tzinfo is not None:
+            stamp = stamp.tz_convert("UTC").tz_localize(None)
+        return _instants(np.array([stamp.to_datetime64()]))[0]
     raise TypeError(
         f"individual_column {column!r} holds an id of type {type(value).__name__} ({value!r}); "
-        "with backend='dask' ids must be integers, floats or strings: convert the column, "
-        "e.g. astype(str)"
+        "with backend='dask' ids must be integers, floats, strings or dates: convert the "
+        "column, e.g. astype(str)"
     )
 
 
@@ -54,16 +74,39 @@ def _texts(values: np.ndarray) -> bool:
     return pd.api.types.infer_dtype(values, skipna=False) in ("string", "bytes")
 
 
+def _instants(values: np.ndarray) -> np.ndarray:
+    """Dates and times as one text per instant, whatever the unit they were stored in.
+
+    Files of one data set may store a date column at different units (Parquet writers use
+    ns, us or ms); the same instant must hash alike in all of them. Ticks are scaled to
+    attoseconds with Python ints (no overflow at any unit); the leading NUL and the tag keep
+    them apart from the data's own strings.
+    """
+    unit, count = np.datetime_data(values.dtype)
+    if unit in ("Y", "M"):  # calendar units: exact in days
+        values = values.astype("datetime64[D]")
+        unit, count = "D", 1
+    step = _ATTOSECONDS[unit] * count
+    out = np.empty(values.size, dtype=object)
+    out[:] = [f"\0datetime:{t * step}" for t in values.view(np.int64).tolist()]
+    return out
+
+
 def owner_ids(owners: pd.Series, column: str) -> np.ndarray:
     """The owner ids of one partition in a canonical form, whatever the partition's dtype.
 
     Whole numbers within int64 (from any integer, float or bool dtype) become an int64
     array; otherwise an object array of Python ints (whole, beyond int64), floats and
-    strings. Other kinds (dates, ...) are refused, naming ``column``. ``owners`` has no
-    missing values (checked before).
+    strings. Dates and times (any unit; with a time zone, as the UTC instant) become one
+    text per instant. Other kinds (durations, ...) are refused, naming ``column``.
+    ``owners`` has no missing values (checked before).
     """
+    if isinstance(owners.dtype, pd.DatetimeTZDtype):
+        owners = owners.dt.tz_convert("UTC").dt.tz_localize(None)
     values = np.asarray(owners.to_numpy())
     kind = values.dtype.kind
+    if kind == "M":
+        return _instants(values)
     if kind in "biu" and (kind != "u" or values.size == 0 or values.max() <= _HIGH):
         return values.astype(np.int64)
     if kind == "f":
@@ -74,7 +117,7 @@ def owner_ids(owners: pd.Series, column: str) -> np.ndarray:
     if kind not in "biufOSU":
         raise TypeError(
             f"individual_column {column!r} has dtype {owners.dtype}; with backend='dask' ids "
-            "must be integers, floats or strings: convert the column, e.g. astype(str)"
+            "must be integers, floats, strings or dates: convert the column, e.g. astype(str)"
         )
     out = np.empty(values.size, dtype=object)
     if _texts(values):
