@@ -135,3 +135,17 @@ def test_errors_speak_in_flags_not_python_keywords(cli, taxi, tmp_path, args):
     assert res.code == 2, res.err
     message = res.err.split(": error: ", 1)[1]
     assert PYTHON_WORDS.search(message) is None, message
+
+
+def test_a_study_area_with_an_invalid_row_exits_2_in_one_line(cli, tmp_path):
+    import geopandas as gpd
+    from shapely.geometry import Polygon, box
+
+    bowtie = Polygon([(0, 0), (1_000, 1_000), (1_000, 0), (0, 1_000)])
+    area = tmp_path / "area.gpkg"
+    gpd.GeoDataFrame(geometry=[box(2_000, 0, 3_000, 1_000), bowtie], crs=3035).to_file(area)
+    opts = f"--study-area {area} --cell-size 100 --crs EPSG:3035 --epsilon 1"
+    res = cli("heatmap", SNOW, "--layer", "deaths", "--out", tmp_path / "m.gpkg", opts=opts)
+    assert res.code == 2
+    assert "polygon at position 1 is not valid (Self-intersection" in res.err
+    assert len(res.err.strip().splitlines()) == 1, res.err

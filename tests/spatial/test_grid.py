@@ -134,6 +134,16 @@ def test_polygon_errors():
         Grid.from_polygon((0, 0, 1, 1), cell_size=1, crs=3035)
 
 
+def test_an_invalid_row_of_a_study_area_is_refused_in_one_line_not_a_geos_error():
+    bowtie = Polygon([(0, 0), (1_000, 1_000), (1_000, 0), (0, 1_000)])
+    rows = gpd.GeoDataFrame(geometry=[None, box(5_000, 0, 6_000, 1_000), bowtie], crs=3035)
+    with pytest.raises(ValueError, match=r"^polygon at position 2 is not valid \(Self-inter"):
+        Grid.from_polygon(rows, cell_size=500, crs="EPSG:3035")
+    with pytest.raises(ValueError, match=r"polygon at position 2 is not valid .*make_valid"):
+        Grid.from_polygon(rows.to_crs(4326), cell_size=500, crs="EPSG:3035")
+    assert Grid.from_polygon(rows.make_valid(), cell_size=500, crs="EPSG:3035").n_released == 8
+
+
 def test_grid_mask_is_read_only_and_shape_checked():
     g = Grid.from_polygon(box(0, 0, 3, 3), cell_size=1, crs=3035)
     with pytest.raises(ValueError, match="read-only"):

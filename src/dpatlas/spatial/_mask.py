@@ -22,25 +22,41 @@ _SEGMENTS = 512
 """Edges are cut into pieces of at most 1/_SEGMENTS of the polygon's extent before projecting."""
 
 
+def _check_rows_valid(series: gpd.GeoSeries) -> None:
+    """Refuse an invalid geometry among the rows before they are merged into one."""
+    values = np.asarray(series.values)
+    invalid = ~shapely.is_valid(values) & ~shapely.is_missing(values)
+    if invalid.any():
+        row = int(np.argmax(invalid))
+        raise ValueError(
+            f"polygon at position {row} is not valid ({shapely.is_valid_reason(values[row])}); "
+            "repair the rows with GeoSeries.make_valid()"
+        )
+
+
 def study_area_geometry(polygon: Any, crs: CRS) -> BaseGeometry:
     """A valid, non-empty (Multi)Polygon in ``crs`` from a shapely geometry or a GeoSeries.
 
     A GeoSeries in another CRS is densified before it is projected: a projection moves
     vertices only, so a long straight edge (a lon/lat box's side) would become a chord, off
     the true edge by hundreds of metres over a degree. With edges cut into pieces of at most
-    1/512 of the polygon's extent the error falls by about 512² (mm over a degree).
+    1/512 of the polygon's extent the error falls by about 512² (mm over a degree). Its rows are
+    checked to be valid before they are merged.
     """
     if isinstance(polygon, (gpd.GeoSeries, gpd.GeoDataFrame)):
         if polygon.crs is None:
             raise ValueError(
                 "polygon has no CRS; set the one its coordinates are in with `.set_crs(...)`"
             )
+        _check_rows_valid(polygon.geometry)
         if not CRS.from_user_input(polygon.crs).equals(crs):
             minx, miny, maxx, maxy = polygon.total_bounds
             extent = max(maxx - minx, maxy - miny)
             if np.isfinite(extent) and extent > 0:
                 polygon = polygon.segmentize(extent / _SEGMENTS)
-        polygon = polygon.to_crs(crs).union_all()
+        polygon = polygon.to_crs(crs)
+        _check_rows_valid(polygon.geometry)
+        polygon = polygon.union_all()
     if not isinstance(polygon, BaseGeometry):
         raise TypeError(
             "polygon must be a shapely Polygon / MultiPolygon or a GeoSeries, "
