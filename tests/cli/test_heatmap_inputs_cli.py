@@ -149,3 +149,24 @@ def test_a_study_area_with_an_invalid_row_exits_2_in_one_line(cli, tmp_path):
     assert res.code == 2
     assert "polygon at position 1 is not valid (Self-intersection" in res.err
     assert len(res.err.strip().splitlines()) == 1, res.err
+
+
+@pytest.mark.parametrize("given", ["--extent", "--study-area"])
+def test_a_study_area_in_degrees_keeps_its_curved_edges_in_the_grid_crs(cli, tmp_path, given):
+    import geopandas as gpd
+    from shapely.geometry import box
+
+    from dpatlas.spatial import Grid
+
+    lonlat = gpd.GeoSeries([box(5, 50, 15, 55)], crs="EPSG:4326")
+    lonlat.to_file(tmp_path / "area.gpkg")
+    area = {"--extent": "--extent 5,50,15,55 --extent-crs EPSG:4326"}.get(
+        given, f"--study-area {tmp_path / 'area.gpkg'}"
+    )
+    opts = f"{area} --cell-size 10000 --crs EPSG:3035 --epsilon 1 --seed 0 --json"
+    res = cli("heatmap", SNOW, "--layer", "deaths", "--out", tmp_path / "m.gpkg", opts=opts)
+    assert res.code == 0, res.err
+    grid = json.loads(res.out)["grid"]
+    expected = Grid.from_polygon(lonlat, cell_size=10_000, crs="EPSG:3035")
+    assert grid["bounds"] == pytest.approx(list(expected.bounds))  # the chord cut 12 km off
+    assert grid["n_released"] == expected.n_released

@@ -165,6 +165,7 @@ def study_area_grid(
     from shapely.geometry import box
 
     from dpatlas.spatial import Grid
+    from dpatlas.spatial._mask import to_crs_densified
     from dpatlas.spatial.io import read_vector
 
     grid_crs = parse_crs(crs, "--crs")
@@ -195,7 +196,7 @@ def study_area_grid(
             f"--crs {crs} is {kind}, but cells are measured in metres: use {_crs_hint(lonlat)}, "
             "or an equal-area CRS of the region"
         )
-    outline = outline.to_crs(grid_crs)
+    outline = to_crs_densified(outline, grid_crs)  # long edges stay curves, not chords
     shown = tuple(outline.total_bounds)
     looks_like_degrees = (
         extent is not None
