@@ -170,3 +170,22 @@ def test_a_study_area_in_degrees_keeps_its_curved_edges_in_the_grid_crs(cli, tmp
     expected = Grid.from_polygon(lonlat, cell_size=10_000, crs="EPSG:3035")
     assert grid["bounds"] == pytest.approx(list(expected.bounds))  # the chord cut 12 km off
     assert grid["n_released"] == expected.n_released
+
+
+def test_a_european_excel_csv_is_read_with_decimal_and_encoding(cli, tmp_path):
+    path = tmp_path / "nests.csv"
+    rows = "".join(f"Île {i};51,5{i};-0,1{i}\n" for i in range(10))
+    path.write_bytes(f"nom;lat;lon\n{rows}".encode("cp1252"))
+    grid = "--extent -0.5,51.3,0.3,51.8 --extent-crs EPSG:4326 --crs EPSG:32630 --cell-size 5000"
+    opts = f"{grid} --epsilon 1 --sep ; --drop-missing --json"
+    out = tmp_path / "m.gpkg"
+    res = cli("heatmap", path, "--out", out, opts=opts)
+    assert res.code == 2
+    assert "is not utf-8 text" in res.err
+    assert "--encoding cp1252" in res.err
+    res = cli("heatmap", path, "--out", out, opts=opts + " --encoding cp1252")
+    assert res.code == 2  # before: every row dropped, a map of no sites released
+    assert "'-0,10' is not a number; the file writes decimal commas: pass --decimal ," in res.err
+    assert not out.exists()
+    res = cli("heatmap", path, "--out", out, opts=opts + " --encoding cp1252 --decimal ,")
+    assert res.code == 0, res.err

@@ -163,3 +163,29 @@ def test_read_vector_names_the_file_and_the_fix(tmp_path):
     assert len(read_vector(good, layer="parks")) == 1
     with pytest.raises(ValueError, match=r"cannot be read as a vector file"):
         read_sites(empty)  # the sites reader goes through it too
+
+
+def test_text_that_is_not_a_number_is_refused_even_with_dropna(tmp_path):
+    path = tmp_path / "excel.csv"
+    path.write_text("id;lat;lon\n1;51,5;-0,12\n2;;\n3;52,1;0,3\n")
+    with pytest.raises(ValueError, match=r"column 'lon': '-0,12' is not a number; .*decimal=','"):
+        read_csv_points(path, sep=";", dropna=True)  # before: every row dropped, 0 sites
+    gdf = read_csv_points(path, sep=";", decimal=",", dropna=True)
+    assert [(p.x, p.y) for p in gdf.geometry] == [(-0.12, 51.5), (0.3, 52.1)]
+    assert gdf.attrs["dpatlas"]["rows_without_coordinates"] == 1
+    dms = tmp_path / "dms.csv"
+    dms.write_text('lat,lon\n51.5,-0.12\n"51°30\'N","0°7\'W"\n')
+    with pytest.raises(ValueError, match=r"data row 2, column 'lon': \"0°7'W\" is not a number"):
+        read_csv_points(dms, dropna=True)
+
+
+def test_a_csv_not_in_utf8_names_the_file_and_the_encoding_to_pass(tmp_path):
+    path = tmp_path / "latin.csv"
+    path.write_bytes("Région,lat,lon\nÎle,51.5,-0.12\n".encode("cp1252"))
+    with pytest.raises(ValueError, match=r"latin.csv is not utf-8 text .*encoding='cp1252'"):
+        read_csv_points(path)
+    assert read_csv_points(path, encoding="cp1252")["Région"].tolist() == ["Île"]
+    utf16 = tmp_path / "utf16.csv"
+    utf16.write_text("lat,lon\n51.5,-0.12\n", encoding="utf-16")
+    with pytest.raises(ValueError, match=r"encoding='utf-16'$"):
+        read_csv_points(utf16)

@@ -8,6 +8,7 @@ GBIF export they are public; for a private file they are not to be published.
 from __future__ import annotations
 
 import csv
+import re
 from pathlib import Path
 from typing import Any
 
@@ -64,11 +65,37 @@ def _shown(value: Any) -> str:
     return repr(value) if isinstance(value, str) else str(value)
 
 
+_DECIMAL_COMMA = re.compile(r"\s*[-+]?\d*,\d+\s*")
+
+
+def _numbers(frame: pd.DataFrame, column: Any) -> np.ndarray:
+    """The column as floats; a value that is text, not a number nor missing, is refused.
+
+    Missing values (empty cells, NA, NaN) become NaN, for ``dropna`` to drop; text such as
+    ``51,5`` or ``51°30'N`` is never taken for missing (dropping it would drop every row of a
+    file written with decimal commas).
+    """
+    raw = frame[column]
+    values = pd.to_numeric(raw, errors="coerce")
+    unread = np.flatnonzero(values.isna().to_numpy() & raw.notna().to_numpy())
+    for i in unread:
+        text = str(raw.iloc[i])
+        if not _is_number(text):
+            hint = (
+                "the file writes decimal commas: pass decimal=','"
+                if _DECIMAL_COMMA.fullmatch(text)
+                else "correct or delete that row (empty cells, NA and NaN are read as missing)"
+            )
+            raise ValueError(
+                f"data row {i + 1}, column {column!r}: {text!r} is not a number; {hint}"
+            )
+    return values.to_numpy(dtype=np.float64)
+
+
 def _points(
     frame: pd.DataFrame, lon: str, lat: str, crs: Any, dropna: bool
 ) -> tuple[gpd.GeoDataFrame, int]:
-    x = pd.to_numeric(frame[lon], errors="coerce").to_numpy(dtype=np.float64)
-    y = pd.to_numeric(frame[lat], errors="coerce").to_numpy(dtype=np.float64)
+    x, y = _numbers(frame, lon), _numbers(frame, lat)
     present = np.isfinite(x) & np.isfinite(y)
     if not present.all() and not dropna:
         first = int(np.argmax(~present))
@@ -106,8 +133,12 @@ def read_csv_points(
     detected from common names (case-insensitive): ``decimalLongitude``, ``longitude``,
     ``lon``, ``long``, ``lng``, ``x`` and ``decimalLatitude``, ``latitude``, ``lat``, ``y``.
     A file without a header line needs ``header=None`` (passed to :func:`pandas.read_csv`) and
-    positions. Rows without usable coordinates are an error unless ``dropna=True``, which drops
-    them and records how many in ``gdf.attrs["dpatlas"]["rows_without_coordinates"]``.
+    positions; a file with decimal commas needs ``decimal=","`` (and a ``sep`` such as ``";"``),
+    one not in UTF-8 its ``encoding`` (such as ``"cp1252"``).
+    Rows without usable coordinates (missing: empty, NA, NaN; or not finite) are an error unless
+    ``dropna=True``, which drops them and records how many in
+    ``gdf.attrs["dpatlas"]["rows_without_coordinates"]``. A coordinate that is text, not a
+    number (``51,5``, ``51°30'N``), is always an error: it is not taken for a missing value.
 
     Examples
     --------
@@ -118,11 +149,23 @@ def read_csv_points(
     >>> taxi = io.StringIO("1,2008-02-02 15:36:08,116.51172,39.92123\\n")
     >>> read_csv_points(taxi, header=None, lon=2, lat=3).geometry.iloc[0].y
     39.92123
+    >>> read_csv_points(io.StringIO("lat;lon\\n51,5;-0,12\\n"), sep=";", dropna=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: data row 1, column 'lon': '-0,12' is not a number; the file writes decimal commas: pass decimal=','
     """
     try:
         frame = pd.read_csv(path, sep=sep, low_memory=False, **read_csv_kwargs)
     except pd.errors.EmptyDataError:
         raise ValueError(f"{path} is empty: no header line and no rows") from None
+    except UnicodeDecodeError as exc:
+        byte = exc.object[exc.start]
+        utf16 = exc.start == 0 and byte in (0xFF, 0xFE)  # a UTF-16 byte-order mark
+        raise ValueError(
+            f"{path} is not {exc.encoding} text (it holds the byte 0x{byte:02x}); "
+            f"pass its encoding, e.g. encoding='{'utf-16' if utf16 else 'cp1252'}'"
+            + ("" if utf16 else " (Excel on Windows) or 'latin-1'")
+        ) from None
     lon_col = _detect(frame.columns, lon, LON_NAMES, "lon")
     lat_col = _detect(frame.columns, lat, LAT_NAMES, "lat")
     gdf, dropped = _points(frame, lon_col, lat_col, crs, dropna)

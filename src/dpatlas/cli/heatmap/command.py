@@ -130,6 +130,12 @@ def add_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     csv.add_argument(
         "--drop-missing", action="store_true", help="drop rows without usable coordinates"
     )
+    csv.add_argument(
+        "--decimal", metavar="CHAR", help="decimal mark, e.g. ',' for 51,5 (default '.')"
+    )
+    csv.add_argument(
+        "--encoding", help="text encoding, e.g. cp1252 for Excel on Windows (default utf-8)"
+    )
     add_product_options(p)
     p.set_defaults(func=run, keywords=KEYWORDS)
 
@@ -147,6 +153,8 @@ def _csv_options(args: argparse.Namespace) -> dict[str, Any] | None:
             ("--sep", args.sep),
             ("--points-crs", args.points_crs),
             ("--drop-missing", args.drop_missing),
+            ("--decimal", args.decimal),
+            ("--encoding", args.encoding),
         )
         if value
     ]
@@ -174,6 +182,9 @@ def _csv_options(args: argparse.Namespace) -> dict[str, Any] | None:
         options["header"] = None
     if args.sep is not None:
         options["sep"] = "\t" if args.sep in ("\\t", "tab") else args.sep
+    for name in ("decimal", "encoding"):
+        if getattr(args, name) is not None:
+            options[name] = getattr(args, name)
     return options
 
 

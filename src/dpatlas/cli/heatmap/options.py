@@ -18,6 +18,8 @@ KEYWORDS = {
     "lon": "--x",
     "lat": "--y",
     "sep": "--sep",
+    "decimal": "--decimal",
+    "encoding": "--encoding",
     "individual_column": "--individual-column",
     "max_sites_per_individual": "--max-sites",
     "cmap": "--cmap",
