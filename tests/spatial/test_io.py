@@ -189,3 +189,17 @@ def test_a_csv_not_in_utf8_names_the_file_and_the_encoding_to_pass(tmp_path):
     utf16.write_text("lat,lon\n51.5,-0.12\n", encoding="utf-16")
     with pytest.raises(ValueError, match=r"encoding='utf-16'$"):
         read_csv_points(utf16)
+
+
+def test_a_header_split_by_another_separator_or_matching_twice_says_so(tmp_path):
+    semi = tmp_path / "semi.csv"
+    semi.write_text("id;lat;lon\n1;51.5;-0.12\n")
+    with pytest.raises(ValueError, match=r"the header 'id;lat;lon' is one column .*; pass sep=';'"):
+        read_csv_points(semi)
+    assert len(read_csv_points(semi, sep=";")) == 1
+    twice = tmp_path / "twice.csv"
+    twice.write_text("lat,lon,Lat\n51.5,-0.12,0\n")
+    with pytest.raises(
+        ValueError, match=r"^2 columns could be the latitude: \['lat', 'Lat'\]; .* lat="
+    ):
+        read_csv_points(twice)

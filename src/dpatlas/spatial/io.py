@@ -35,11 +35,21 @@ def _detect(columns: pd.Index, given: str | int | None, names: tuple[str, ...], 
         if given not in columns:
             raise ValueError(f"{what}={given!r} is not a column; columns are {list(columns)[:20]}")
         return given
+    label = {"lon": "longitude", "lat": "latitude"}[what]
     for name in names:
         found = [c for c in columns if str(c).strip().lower() == name]
         if len(found) == 1:
             return found[0]
-    label = {"lon": "longitude", "lat": "latitude"}[what]
+        if found:
+            raise ValueError(
+                f"{len(found)} columns could be the {label}: {found}; name one with {what}="
+            )
+    marks = [mark for mark in (";", "\t", "|") if len(columns) == 1 and mark in str(columns[0])]
+    if marks:
+        raise ValueError(
+            f"no {label} column found: the header {str(columns[0])[:60]!r} is one column "
+            f"holding {marks[0]!r}; pass sep={marks[0]!r}"
+        )
     if len(columns) and 2 * sum(_is_number(c) for c in columns) >= len(columns):
         raise ValueError(
             f"no {label} column found: the first line ({', '.join(map(str, columns[:6]))}) looks "
