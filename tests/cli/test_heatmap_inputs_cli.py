@@ -189,3 +189,39 @@ def test_a_european_excel_csv_is_read_with_decimal_and_encoding(cli, tmp_path):
     assert not out.exists()
     res = cli("heatmap", path, "--out", out, opts=opts + " --encoding cp1252 --decimal ,")
     assert res.code == 0, res.err
+
+
+@pytest.mark.filterwarnings("ignore:'crs' was not provided:UserWarning")  # writing nocrs.gpkg
+def test_vector_inputs_errors_give_shell_fixes_not_python(cli, tmp_path):
+    import geopandas as gpd
+    from shapely.geometry import MultiPoint, Point, Polygon
+
+    files = {
+        "nocrs": gpd.GeoDataFrame(geometry=[Point(500, 500)]),
+        "multi": gpd.GeoDataFrame(geometry=[MultiPoint([(1, 1), (2, 2)])], crs=3035),
+        "none": gpd.GeoDataFrame(geometry=[Point(1, 1), None], crs=3035),
+        "bowtie": gpd.GeoDataFrame(
+            geometry=[Polygon([(0, 0), (5e3, 5e3), (5e3, 0), (0, 5e3)])], crs=3035
+        ),
+    }
+    for name, frame in files.items():
+        frame.to_file(tmp_path / f"{name}.gpkg")
+    grid = "--cell-size 1000 --crs EPSG:3035 --epsilon 1"
+    out = tmp_path / "m.gpkg"
+    runs = {
+        "nocrs": ("POINTS nocrs.gpkg has no CRS", "ogr2ogr -a_srs"),
+        "multi": ("got a MultiPoint", "ogr2ogr -explodecollections"),
+        "none": ("missing (None) geometries, first at position 1; drop them", "drop them"),
+        "bowtie": ("polygon at position 0 is not valid", "ogr2ogr -makevalid"),
+    }
+    for name, (what, fix) in runs.items():
+        points = tmp_path / f"{name}.gpkg" if name != "bowtie" else SNOW
+        area = tmp_path / f"{name}.gpkg" if name == "bowtie" else None
+        where = f"--study-area {area}" if area else "--extent 0,0,5000,5000"
+        layer = "--layer deaths" if name == "bowtie" else ""
+        res = cli("heatmap", points, "--out", out, opts=f"{layer} {where} {grid}")
+        assert res.code == 2, res.err
+        assert what in res.err
+        assert fix in res.err
+        for python in ("set_crs", "make_valid", ".explode()", ".centroid", "sites["):
+            assert python not in res.err, res.err

@@ -66,6 +66,17 @@ _PHRASES = (
     ),
     (re.compile(r"`\.?set_crs\([^)]*\)`"), "a CRS set on the file (e.g. `ogr2ogr -a_srs`)"),
     (
+        re.compile(
+            r"repair (?:it|the rows) with (?:shapely\.make_valid\(polygon\)|\S+make_valid\(\))"
+        ),
+        "repair it (e.g. `ogr2ogr -makevalid`)",
+    ),
+    (
+        re.compile(r"e\.g\. `\.centroid` for polygons or `\.explode\(\)` when"),
+        "e.g. their centroids for polygons, `ogr2ogr -explodecollections` when",
+    ),
+    (re.compile(r" \(`sites\[[^`]*\]`\)"), ""),
+    (
         re.compile(r"use (edge_count|degree_histogram|kstar_count|triangle_count)\b"),
         r"use `dpatlas \1`",
     ),

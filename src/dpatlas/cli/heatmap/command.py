@@ -236,6 +236,11 @@ def run(args: argparse.Namespace, out: Output) -> int:
         open_charge(Cost.pure(args.epsilon), budget, mechanism=f"heatmap/{args.method}")
         with bar.step("reading sites"):
             sites = read_points(args.points, csv, args.layer)
+        if sites.crs is None:
+            raise UsageError(
+                f"POINTS {args.points.name} has no CRS; set the one its coordinates are in "
+                "(e.g. `ogr2ogr -a_srs EPSG:4326 out.gpkg in.gpkg`)"
+            )
         column = args.individual_column
         if column is not None and column not in sites.columns:
             names = [str(c) for c in sites.columns if c != sites.geometry.name][:20]
