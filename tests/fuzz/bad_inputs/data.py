@@ -43,6 +43,15 @@ def _empty_gpkg(tmp: Path) -> Any:
     return sp.read_sites(path)
 
 
+def _csv(text: str, **kwargs: Any) -> Callable[[Path], Any]:
+    def call(tmp: Path) -> Any:
+        path = tmp / "sites.csv"
+        path.write_text(text)
+        return sp.read_csv_points(path, **kwargs)
+
+    return call
+
+
 def _gdf(geoms: list[Any], crs: Any = CRS) -> gpd.GeoDataFrame:
     return gpd.GeoDataFrame(geometry=gpd.GeoSeries(geoms, crs=crs))
 
@@ -299,6 +308,33 @@ DATA: tuple[Row, ...] = (
         _empty_gpkg,
         ValueError,
         "cannot be read as a vector file (empty, truncated",
+    ),
+    Row(
+        "CSV with decimal commas, read with dropna=True (not taken for missing values)",
+        "spatial.read_csv_points",
+        _csv("lat;lon\n51,5;-0,12\n", sep=";", dropna=True),
+        ValueError,
+        "data row 1, column 'lon': '-0,12' is not a number; the file writes decimal commas: "
+        "pass decimal=','",
+    ),
+    Row(
+        "';'-separated CSV read with the default sep",
+        "spatial.read_csv_points",
+        _csv("lat;lon\n51.5;-0.12\n"),
+        ValueError,
+        "no longitude column found: the header 'lat;lon' is one column holding ';'; pass sep=';'",
+    ),
+    Row(
+        "study area with a self-intersecting row among several",
+        "spatial.Grid.from_polygon",
+        lambda _: sp.Grid.from_polygon(
+            _gdf([shapely.box(0, 0, 100, 100), shapely.Polygon([(0, 0), (9, 9), (9, 0), (0, 9)])]),
+            cell_size=10,
+            crs=CRS,
+        ),
+        ValueError,
+        "polygon at position 1 is not valid (Self-intersection[4.5 4.5]); repair the rows with "
+        "GeoSeries.make_valid()",
     ),
     Row(
         "query level above 1 - 1e-9",
