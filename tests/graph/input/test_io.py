@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import bz2
+import codecs
 import gzip
+import lzma
+import zipfile
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -145,3 +150,72 @@ def test_truncated_gzip_is_named(tmp_path: Path) -> None:
     cut.write_bytes(whole[:40])  # EOFError from gzip once reached the user as a traceback
     with pytest.raises(ValueError, match=r"edges.txt.gz is a truncated or corrupt gzip file"):
         read_edgelist(cut)
+
+
+@pytest.mark.parametrize(
+    ("name", "compress"),
+    [
+        ("g.txt.bz2", bz2.compress),
+        ("g.txt.xz", lzma.compress),
+        ("g.bz", bz2.compress),  # the first bytes decide, not the name
+        ("g.dat", lzma.compress),
+        ("g.txt.gz", lambda data: data),  # a plain file with a compressed name
+    ],
+)
+def test_bzip2_and_xz_detected_from_first_bytes(tmp_path: Path, name: str, compress: Any) -> None:
+    path = tmp_path / name
+    path.write_bytes(compress((SNAP + BODY).encode()))
+    assert _edges(read_edgelist(path)) == {(3, 7), (3, 12), (7, 12)}
+    path.write_bytes(compress(b"1 2\nx y\n"))  # was the compressed bytes, as text, in the message
+    with pytest.raises(ValueError, match=rf"{name}, line 2: not an integer: 'x y'"):
+        read_edgelist(path)
+
+
+def test_truncated_bzip2_is_named_as_bzip2(tmp_path: Path) -> None:
+    cut = tmp_path / "edges.txt.bz2"
+    cut.write_bytes(bz2.compress(b"".join(b"%d %d\n" % (i, i + 1) for i in range(2_000)))[:40])
+    with pytest.raises(ValueError, match=r"edges.txt.bz2 is a truncated or corrupt bzip2 file"):
+        read_edgelist(cut)
+
+
+def test_zip_archive_refused_with_the_fix(tmp_path: Path) -> None:
+    path = tmp_path / "edges.zip"
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("edges.txt", "0 1\n")
+    with pytest.raises(ValueError, match=r"edges.zip is a zip archive .*unzip edges.zip"):
+        read_edgelist(path)
+
+
+@pytest.mark.parametrize("gz", [False, True])
+def test_utf8_byte_order_mark_skipped(tmp_path: Path, gz: bool) -> None:
+    path = tmp_path / "g.txt"
+    data = codecs.BOM_UTF8 + (SNAP + BODY).encode()
+    path.write_bytes(gzip.compress(data) if gz else data)
+    assert _edges(read_edgelist(path)) == {(3, 7), (3, 12), (7, 12)}
+    path.write_bytes(codecs.BOM_UTF8 + b"1 2\n2\n")
+    with pytest.raises(ValueError, match=r"line 2: expected 2 node ids"):
+        read_edgelist(path)
+
+
+@pytest.mark.parametrize(
+    ("text", "fix"),
+    [
+        ("% sym unweighted\n0 1\n", r"line 1: .*make it a '#' comment \(sed 's/\^%/#/'"),
+        ("source,target\n0,1\n", r"line 1: .*comma-separated: use tabs \(tr ',' '\\t'"),
+        ("0,1\n1,2\n", r"comma-separated"),
+        ("# c\nsource target\n0 1\n", r"line 2: .*if this is a header, make it a '#' comment"),
+        ("0 1 1 1234567\n", r"keep the first two columns \(awk '\{print \$1, \$2\}'"),
+        ("0 1 0.5\n", r"keep the first two columns"),
+        ("9223372036854775808 1\n", r"number the nodes 0 \.\. N-1"),
+    ],
+)
+def test_malformed_files_of_real_world_shapes_name_the_fix(
+    tmp_path: Path, text: str, fix: str
+) -> None:
+    with pytest.raises(ValueError, match=fix):
+        read_edgelist(_write(tmp_path, "g.txt", text))
+
+
+def test_ids_are_numbers_leading_zeros_name_one_node(tmp_path: Path) -> None:
+    g = read_edgelist(_write(tmp_path, "g.txt", "007 1\n7 2\n"))
+    assert g.ids.tolist() == [1, 2, 7]

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import bz2
+import codecs
 import gzip
+import lzma
 import os
 import warnings
 import zlib
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, cast
 
 import numpy as np
 
@@ -17,6 +20,16 @@ from dpatlas.graph.input.edgegraph import EdgeGraph
 __all__ = ["read_edgelist"]
 
 _FORMAT = "each non-comment line must hold two non-negative integer node ids (space or tab)"
+_MAGIC = (
+    (b"\x1f\x8b", "gzip"),
+    (b"BZh", "bzip2"),
+    (b"\xfd7zXZ\x00", "xz"),
+    (b"PK\x03\x04", "zip"),
+)
+_OPENERS = {"gzip": gzip.open, "bzip2": bz2.open, "xz": lzma.open}
+_SUFFIXES = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz", ".lzma": "lzma"}
+"""The compressions ``numpy.loadtxt`` infers from a path's suffix (``.lzma``: never ours)."""
+_BOM = codecs.BOM_UTF8.decode("latin-1")
 
 
 def read_edgelist(
@@ -29,9 +42,13 @@ def read_edgelist(
     """Read an undirected edge list (SNAP format) into a compact :class:`EdgeGraph`.
 
     Lines hold two integer node ids separated by spaces or tabs; text after ``comments`` is
-    ignored; the file may be gzip-compressed (detected from its first bytes); both directions
-    and repeats of an edge are merged; ids need not be contiguous. Parsing is vectorised
-    (``numpy.loadtxt``'s C reader streaming the file), never a Python loop per line.
+    ignored; the file may be gzip-, bzip2- or xz-compressed (detected from its first bytes,
+    whatever its name; a zip archive is refused) and may start with a UTF-8 byte-order mark;
+    both directions and repeats of an edge are merged; ids need not be contiguous, and are
+    numbers: ``007`` and ``7`` are one node. A malformed line is refused with its number and
+    text, and a fix for the usual shapes (a header, commas, ``%`` comments, a weight column).
+    Parsing is vectorised (``numpy.loadtxt``'s C reader streaming the file), never a Python
+    loop per line.
 
     Parameters
     ----------
@@ -56,8 +73,8 @@ def read_edgelist(
     FileNotFoundError
         ``path`` does not exist.
     ValueError
-        A malformed line (the message gives its number and text), a negative id, or a
-        truncated gzip file.
+        A malformed line (the message gives its number and text), a negative id, a zip
+        archive, or a truncated compressed file.
 
     Examples
     --------
@@ -73,19 +90,27 @@ def read_edgelist(
         raise FileNotFoundError(
             f"edge list not found: {os.fspath(path)!r} (resolved to {p.resolve()}); check the path"
         )
-    gz = _is_gzip(p)
-    try:
-        raw = _load(p, gz, comments)
-    except (EOFError, zlib.error, gzip.BadGzipFile):
+    kind = _compression(p)
+    if kind == "zip":
         raise ValueError(
-            f"{p.name} is a truncated or corrupt gzip file; compress it again (gzip -t checks it)"
+            f"{p.name} is a zip archive (it may hold several files); extract the edge list "
+            f"(unzip {p.name}) and give its path, or compress it with gzip instead"
+        )
+    try:
+        raw = _load(p, kind, comments)
+    except (EOFError, zlib.error, lzma.LZMAError, OSError) as exc:
+        if kind is None or isinstance(exc, FileNotFoundError | PermissionError):
+            raise
+        raise ValueError(
+            f"{p.name} is a truncated or corrupt {kind} file; compress it again "
+            f"({kind} -t checks it)"
         ) from None
     except ValueError as exc:
-        raise _malformed(p, gz, comments) or exc from None
+        raise _malformed(p, kind, comments) or exc from None
     if raw.shape[1] != 2 and raw.size:  # every line with 3 fields (a weight column) or 1
-        raise _malformed(p, gz, comments) or ValueError(f"{p.name}: {_FORMAT}")
+        raise _malformed(p, kind, comments) or ValueError(f"{p.name}: {_FORMAT}")
     if raw.size and int(raw.min()) < 0:
-        raise _malformed(p, gz, comments) or ValueError(f"{p.name}: negative node id")
+        raise _malformed(p, kind, comments) or ValueError(f"{p.name}: negative node id")
     parts, loops = from_edges(raw, n=n, nodes=nodes, drop_self_loops=True)
     if loops:
         warnings.warn(
@@ -96,12 +121,19 @@ def read_edgelist(
     return EdgeGraph(**parts)
 
 
-def _is_gzip(p: Path) -> bool:
+def _compression(p: Path) -> str | None:
+    """The compression of ``p`` from its first bytes (the name of its tool), None for none."""
     with p.open("rb") as f:
-        return f.read(2) == b"\x1f\x8b"
+        head = f.read(6)
+    return next((kind for magic, kind in _MAGIC if head.startswith(magic)), None)
 
 
-def _load(p: Path, gz: bool, comments: str | None) -> np.ndarray:
+def _open_text(p: Path, kind: str | None) -> IO[str]:
+    opener: Any = _OPENERS.get(kind or "", open)
+    return cast("IO[str]", opener(p, "rt", encoding="latin-1"))
+
+
+def _load(p: Path, kind: str | None, comments: str | None) -> np.ndarray:
     kw: dict[str, Any] = {
         "dtype": np.int64,
         "comments": comments,
@@ -110,19 +142,25 @@ def _load(p: Path, gz: bool, comments: str | None) -> np.ndarray:
     }
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", "loadtxt: input contained no data", UserWarning)
-        if gz == (p.suffix == ".gz"):
-            return np.loadtxt(p, **kw)
-        with gzip.open(p, "rt", encoding="latin-1") if gz else p.open(encoding="latin-1") as f:
+        with _open_text(p, kind) as f:
+            if f.read(len(_BOM)) != _BOM:  # a UTF-8 byte-order mark (Excel, Notepad): skipped
+                if kind == _SUFFIXES.get(p.suffix):  # numpy opens it alike, and a path is faster
+                    return np.loadtxt(p, **kw)
+                f.seek(0)
             return np.loadtxt(f, **kw)
 
 
-def _malformed(p: Path, gz: bool, comments: str | None) -> ValueError | None:
-    """Error naming the first bad line (slow path: only runs after the fast reader refused)."""
-    opener = gzip.open if gz else open
-    with opener(p, "rt", encoding="latin-1") as f:
+def _malformed(p: Path, kind: str | None, comments: str | None) -> ValueError | None:
+    """Error naming the first bad line and how to fix it (slow path: only runs after the fast
+    reader refused)."""
+    data_lines = 0
+    with _open_text(p, kind) as f:
         for number, line in enumerate(f, 1):
+            if number == 1 and line.startswith(_BOM):
+                line = line[len(_BOM) :]
             body = line.split(comments, 1)[0] if comments else line
             fields = body.split()
+            data_lines += bool(fields)
             why = None
             if fields and len(fields) != 2:
                 why = f"expected 2 node ids, found {len(fields)} field(s)"
@@ -133,5 +171,30 @@ def _malformed(p: Path, gz: bool, comments: str | None) -> ValueError | None:
             elif any(int(x) > np.iinfo(np.int64).max for x in fields):
                 why = "node id too large for int64"
             if why:
-                return ValueError(f"{p.name}, line {number}: {why}: {line.rstrip()!r}; {_FORMAT}")
+                fix = _fix(body, fields, first=data_lines == 1)
+                return ValueError(
+                    f"{p.name}, line {number}: {why}: {line.rstrip()!r}; {_FORMAT}{fix}"
+                )
     return None
+
+
+def _fix(body: str, fields: list[str], *, first: bool) -> str:
+    """How to mend a file whose line ``body`` is malformed, for the shapes real files come in."""
+    if body.lstrip().startswith("%"):
+        return (
+            "; '%' starts a comment in KONECT and Matrix Market files: make it a '#' comment "
+            "(sed 's/^%/#/' in.txt > out.txt) or pass comments='%'"
+        )
+    if "," in body:
+        return "; the file is comma-separated: use tabs (tr ',' '\\t' < in.csv > out.txt)"
+    numbers = [x.lstrip("+-").isdigit() for x in fields]
+    if len(fields) > 2 and all(numbers[:2]):
+        return "; keep the first two columns (awk '{print $1, $2}' in.txt > out.txt)"
+    if first and not all(numbers):
+        return (
+            "; if this is a header, make it a '#' comment or delete it; node names must be "
+            "numbered 0 .. N-1 first"
+        )
+    if any(x.isdigit() and int(x) > np.iinfo(np.int64).max for x in fields):
+        return "; number the nodes 0 .. N-1 (or with any ids below 2**63)"
+    return ""
