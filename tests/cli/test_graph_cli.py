@@ -241,6 +241,35 @@ def test_node_list_names_the_public_nodes(cli, tmp_path):
     assert "loadtxt" not in res.err
 
 
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ("100\n205\n4.0\n", "one integer node id per line; line 3 is '4.0'"),  # was "row 2"
+        ("100 205\n307 999\n", "one integer node id per line; line 1 is '100 205'"),  # was "1-D"
+        ("# ids\nnode\n100\n", "one integer node id per line; line 2 is 'node'"),
+    ],
+)
+def test_node_list_errors_name_the_line(cli, tmp_path, text, needle):
+    edges = tmp_path / "edges.txt"
+    edges.write_text("100 205\n")
+    nodes = tmp_path / "nodes.txt"
+    nodes.write_text(text)
+    res = cli("edges", edges, opts=f"--node-list {nodes}")
+    assert res.code == 2
+    assert needle in res.err
+    assert len(res.err.strip().splitlines()) == 1
+
+
+def test_node_list_with_a_byte_order_mark(cli, tmp_path):
+    edges = tmp_path / "edges.txt"
+    edges.write_text("100 205\n")
+    nodes = tmp_path / "nodes.txt"
+    nodes.write_bytes(b"\xef\xbb\xbf100\r\n205\r\n307\r\n")  # Excel's "CSV UTF-8"
+    res = cli("edges", edges, opts=f"--node-list {nodes} --json --seed 1")
+    assert res.code == 0, res.err
+    assert json.loads(res.out)["release"]["metadata"]["n"] == 3
+
+
 @pytest.mark.shared
 @pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/datasets is absent")
 def test_a_snap_file_as_a_subprocess_with_the_real_node_count(run_cli, cli, tmp_path):

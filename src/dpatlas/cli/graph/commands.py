@@ -154,21 +154,34 @@ def _checked(stat: Statistic, args: argparse.Namespace) -> dict[str, Any]:
 
 
 def read_node_list(path: Path) -> Any:
-    """The public node ids listed in ``path`` (one integer per line, ``#`` comments)."""
+    """The public node ids listed in ``path`` (one integer per line, ``#`` comments; a UTF-8
+    byte-order mark is skipped)."""
     import numpy as np
 
     check_input_file("--node-list", path, "the file of node ids")
     try:
         with warnings.catch_warnings():  # an empty file: refused below, not warned about
             warnings.simplefilter("ignore", UserWarning)
-            ids = np.loadtxt(path, dtype=np.int64, comments="#", ndmin=1)
-    except ValueError as exc:
+            ids = np.loadtxt(path, dtype=np.int64, comments="#", ndmin=1, encoding="utf-8-sig")
+    except ValueError:
+        ids = None
+    if ids is None or ids.ndim != 1:
         raise UsageError(
-            f"--node-list {path} must hold one integer node id per line: {exc}"
-        ) from None
+            f"--node-list {path} must hold one integer node id per line; {_first_bad_line(path)}"
+        )
     if ids.size == 0:
         raise UsageError(f"--node-list {path} lists no node id; give one integer id per line")
     return ids
+
+
+def _first_bad_line(path: Path) -> str:
+    """``line N is 'text'`` for the first line of a node list that is not one integer."""
+    with path.open(encoding="utf-8-sig", errors="replace") as f:
+        for number, line in enumerate(f, 1):
+            fields = line.split("#", 1)[0].split()
+            if len(fields) > 1 or (fields and not fields[0].lstrip("+-").isdigit()):
+                return f"line {number} is {line.rstrip()!r}"
+    return "one id is too large for int64"
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
