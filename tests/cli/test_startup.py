@@ -47,3 +47,14 @@ def test_graph_method_choices_are_the_apis():
     assert KSTAR_METHODS[0] == inspect.signature(kstar_count).parameters["method"].default
     assert DEGREE_METHODS == API_DEGREE_METHODS
     assert SCALE_NAMES == SCALES
+
+
+def test_python_dash_m_dpatlas_is_the_command_line():
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "dpatlas", "--version"], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr  # was: 'dpatlas' is a package and cannot be run
+    assert proc.stdout.startswith("dpatlas ")

@@ -1,0 +1,7 @@
+"""``python -m dpatlas``: the same as the ``dpatlas`` console script."""
+
+import sys
+
+from dpatlas.cli import main
+
+sys.exit(main())
