@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -334,3 +336,24 @@ def test_a_repeated_node_id_and_a_directory_as_edges_are_named(cli, tmp_path):
         res = cli(command, tmp_path, opts=f"--nodes 3{out}")
         assert res.code == 2
         assert f"EDGES {tmp_path} is a directory; give the edge list file" in res.err
+
+
+def test_closed_stdout_pipe_is_no_traceback_and_no_false_refusal(tmp_path):
+    """`dpatlas ... --json | head -1`: the release is made (and debited), so the exit code is 0
+    (it was 1, "refused, nothing spent", with a BrokenPipeError traceback); warnings still
+    reach stderr."""
+    edges = tmp_path / "edges.txt"
+    edges.write_text("0 1\n1 1\n")
+    with subprocess.Popen(
+        [sys.executable, "-m", "dpatlas.cli", "edges", edges, "--nodes", "3", "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as proc:
+        assert proc.stdout is not None
+        assert proc.stderr is not None
+        proc.stdout.close()  # before the command writes: its first write meets a closed pipe
+        err = proc.stderr.read()
+        assert proc.wait(timeout=120) == 0, err
+    assert "Traceback" not in err
+    assert "dropped 1 self-loop(s)" in err

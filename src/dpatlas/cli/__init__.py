@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import warnings
 from collections.abc import Sequence
@@ -119,8 +120,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     out.warnings.extend(
         f"{w.category.__name__}: {shell_words(str(w.message), words)}" for w in caught
     )
-    out.emit(result=code == 0)
+    try:
+        out.emit(result=code == 0)
+    except BrokenPipeError:  # `dpatlas ... | head` stopped reading: not a failure of the command
+        if _stdout_to_devnull():
+            out.emit(result=code == 0)  # again, for the warnings and notes on stderr
     return code
+
+
+def _stdout_to_devnull() -> bool:
+    """Point stdout at the null device, so that later writes and the flush at exit do not fail
+    again on the closed pipe (the recipe of Python's ``signal`` documentation); False when
+    stdout is not a file."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return False
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
+    return True
 
 
 if __name__ == "__main__":
