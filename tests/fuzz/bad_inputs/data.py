@@ -116,6 +116,13 @@ DATA: tuple[Row, ...] = (
         "edges contain 1 self-loop(s)",
     ),
     Row(
+        "a negative id among the public node ids",
+        "graph.as_edge_graph",
+        lambda _: gr.as_edge_graph(np.array([[0, 1]]), nodes=[0, 1, -4]),
+        ValueError,
+        "nodes must be non-negative integer ids, as node ids in edges are, got -4",
+    ),
+    Row(
         "self-loop in a networkx graph",
         "graph.triangle_count",
         lambda _: gr.triangle_count(nx.Graph([(0, 0), (0, 1)]), epsilon=1),

@@ -74,6 +74,10 @@ def test_explicit_nodes_map_ids_in_user_order() -> None:
         as_edge_graph([(1, 2)], nodes=[1, 2, 3], n=4)
     with pytest.raises(TypeError, match="nodes must be a 1-D array of integer"):
         as_edge_graph([(1, 2)], nodes=[1.0, 2.0])
+    # a negative public id: no edge can use it, and write_edgelist wrote "-4 3", which no
+    # edge list reader takes back
+    with pytest.raises(ValueError, match=r"nodes must be non-negative integer ids.* got -4"):
+        as_edge_graph([(1, 2)], nodes=[1, 2, -4])
 
 
 def test_networkx_graph_keeps_labels_and_isolated_nodes() -> None:

@@ -206,6 +206,11 @@ def _map_to_nodes(
             f"nodes must be a 1-D array of integer node ids, got {ids.dtype} {ids.shape}"
         )
     ids = ids.astype(np.int64)
+    if ids.size and int(ids.min()) < 0:  # no edge can use it, and an edge list cannot hold it
+        raise ValueError(
+            f"nodes must be non-negative integer ids, as node ids in edges are, got {ids.min()}; "
+            "number the nodes 0 .. N-1 or drop the negative ids"
+        )
     order = np.argsort(ids, kind="stable")
     ranked = ids[order]
     if ranked.size > 1 and np.any(ranked[1:] == ranked[:-1]):
