@@ -50,6 +50,17 @@ def test_writes_a_synthetic_edge_list_and_debits_the_ledger(run_cli, cli, ledger
     ]
 
 
+def test_the_ledger_records_the_files_written(cli, ledger, tmp_path):
+    """`budget history` lists each release "with its files": synthesize's were missing."""
+    out, com = tmp_path / "synthetic.txt", tmp_path / "communities.txt"
+    opts = f"--nodes 77 --epsilon 0.5 --out {out} --communities {com} --dataset d --seed 1"
+    assert cli("synthesize", LESMIS, "--ledger", ledger, opts=opts).code == 0
+    (spend,) = Budget.open(ledger, dataset="d").history
+    assert list(spend.products) == [str(out.resolve()), str(com.resolve())]
+    res = cli("budget", "history", ledger, "--dataset", "d")
+    assert f"wrote {out.resolve()}" in res.out
+
+
 def test_text_output_and_seed_reproducibility(cli, tmp_path):
     a, b = tmp_path / "a.txt", tmp_path / "b.txt"
     com = tmp_path / "c.txt"

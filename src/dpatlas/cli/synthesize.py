@@ -122,6 +122,9 @@ def run(args: argparse.Namespace, out: Output) -> int:
             release.write_edgelist(args.out)
             if args.communities is not None:
                 release.write_communities(args.communities)
+    if budget is not None and budget.made_here:  # `dpatlas budget history` lists the files
+        files = [args.out] if args.communities is None else [args.out, args.communities]
+        budget.record_products(budget.made_here[-1], files)
     g = release.value
     split = release.metadata["split"]
     out.payload.update(
