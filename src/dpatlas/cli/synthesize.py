@@ -48,7 +48,12 @@ def add_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         parents=parents,
         epilog=_EPILOG,
     )
-    p.add_argument("edges", metavar="EDGES", type=Path, help="edge list (SNAP format, may be .gz)")
+    p.add_argument(
+        "edges",
+        metavar="EDGES",
+        type=Path,
+        help="edge list (SNAP format; may be gzip, bzip2 or xz compressed)",
+    )
     nodes = p.add_argument_group("public node set").add_mutually_exclusive_group()
     nodes.add_argument(
         "--nodes",

@@ -61,7 +61,10 @@ def add_parsers(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
             epilog=_epilog(stat),
         )
         p.add_argument(
-            "edges", metavar="EDGES", type=Path, help="edge list (SNAP format, may be .gz)"
+            "edges",
+            metavar="EDGES",
+            type=Path,
+            help="edge list (SNAP format; may be gzip, bzip2 or xz compressed)",
         )
         nodes = p.add_argument_group("public node set").add_mutually_exclusive_group()
         nodes.add_argument(
