@@ -110,6 +110,11 @@ def test_missing_file(tmp_path: Path) -> None:
         read_edgelist(tmp_path / "nope.txt")
 
 
+def test_directory_is_named_as_one(tmp_path: Path) -> None:
+    with pytest.raises(IsADirectoryError, match=r"edge list '.*' is a directory; give the edge"):
+        read_edgelist(tmp_path)  # was "edge list not found", for a path that exists
+
+
 def test_matches_line_by_line_parse(tmp_path: Path) -> None:
     rng = np.random.default_rng(3)
     pairs = rng.integers(0, 500, size=(2000, 2)) * 7919

@@ -72,6 +72,8 @@ def read_edgelist(
     ------
     FileNotFoundError
         ``path`` does not exist.
+    IsADirectoryError
+        ``path`` is a directory.
     ValueError
         A malformed line (the message gives its number and text), a negative id, a zip
         archive, or a truncated compressed file.
@@ -86,6 +88,10 @@ def read_edgelist(
     (EdgeGraph(n=3, m=2, nodes_public=False), [3, 7, 12])
     """
     p = Path(path)
+    if p.is_dir():
+        raise IsADirectoryError(
+            f"edge list {os.fspath(path)!r} is a directory; give the edge list file inside it"
+        )
     if not p.is_file():
         raise FileNotFoundError(
             f"edge list not found: {os.fspath(path)!r} (resolved to {p.resolve()}); check the path"
