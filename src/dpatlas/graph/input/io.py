@@ -25,6 +25,8 @@ _MAGIC = (
     (b"BZh", "bzip2"),
     (b"\xfd7zXZ\x00", "xz"),
     (b"PK\x03\x04", "zip"),
+    (b"\xff\xfe", "UTF-16"),  # byte-order marks: Excel's and Notepad's "Unicode" text
+    (b"\xfe\xff", "UTF-16"),
 )
 _OPENERS = {"gzip": gzip.open, "bzip2": bz2.open, "xz": lzma.open}
 _SUFFIXES = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz", ".lzma": "lzma"}
@@ -76,7 +78,7 @@ def read_edgelist(
         ``path`` is a directory.
     ValueError
         A malformed line (the message gives its number and text), a negative id, a zip
-        archive, or a truncated compressed file.
+        archive, UTF-16 text, or a truncated compressed file.
 
     Examples
     --------
@@ -101,6 +103,11 @@ def read_edgelist(
         raise ValueError(
             f"{p.name} is a zip archive (it may hold several files); extract the edge list "
             f"(unzip {p.name}) and give its path, or compress it with gzip instead"
+        )
+    if kind == "UTF-16":
+        raise ValueError(
+            f"{p.name} is UTF-16 text; save it as UTF-8 or plain text "
+            f"(iconv -f UTF-16 -t UTF-8 {p.name} > edges.txt)"
         )
     try:
         raw = _load(p, kind, comments)
@@ -128,7 +135,8 @@ def read_edgelist(
 
 
 def _compression(p: Path) -> str | None:
-    """The compression of ``p`` from its first bytes (the name of its tool), None for none."""
+    """The compression of ``p`` from its first bytes (the name of its tool), "UTF-16" for
+    UTF-16 text, None for neither."""
     with p.open("rb") as f:
         head = f.read(6)
     return next((kind for magic, kind in _MAGIC if head.startswith(magic)), None)
