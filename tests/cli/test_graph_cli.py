@@ -327,6 +327,21 @@ def test_a_zcdp_ledger_refuses_before_the_file_is_read_and_in_the_users_epsilon(
     ]
 
 
+def test_a_delta_release_on_a_zcdp_ledger_is_refused_in_the_shells_words(cli, tmp_path):
+    ledger = tmp_path / "z.sqlite"
+    opts = "--dataset z --epsilon 1 --delta 1e-6 --accounting zcdp"
+    assert cli("budget", "init", ledger, opts=opts).code == 0
+    opts = "--dataset z --nodes 77 --method smooth --delta 1e-8"
+    res = cli("triangles", LESMIS, "--ledger", ledger, opts=opts)
+    assert res.code == 2
+    assert "has no zCDP cost" in res.err
+    assert res.err.strip().endswith(  # was: "... pass rho= to Budget.spend, or use a Budget ..."
+        "release with --delta 0 (pure ε, charged ε²/2), or use a dataset registered with "
+        "`dpatlas budget init ... --accounting basic`"
+    )
+    assert Budget.open(ledger, dataset="z").history == ()
+
+
 def test_a_repeated_node_id_and_a_directory_as_edges_are_named(cli, tmp_path):
     (tmp_path / "nodes.txt").write_text("0\n1\n1\n2\n")
     res = cli("edges", LESMIS, "--node-list", tmp_path / "nodes.txt")

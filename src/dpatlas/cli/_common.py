@@ -60,6 +60,10 @@ _PHRASES = (
         "a larger --cell-size or a smaller study area",
     ),
     (re.compile(r"pass np\.unique\(nodes\)"), "list each id once"),
+    (  # a (ε, δ) release on a zCDP ledger: the shell has no Gaussian mechanism, rho= or Budget
+        re.compile(r" or with the Gaussian mechanism .*, or use a Budget with accounting='basic'"),
+        ", or use a dataset registered with `dpatlas budget init ... --accounting basic`",
+    ),
     (
         re.compile(r"(?:re-?project [^`;]*)?with `to_crs\(\)`"),
         "re-project the file (e.g. `ogr2ogr -t_srs EPSG:XXXX out.gpkg in.gpkg`)",
