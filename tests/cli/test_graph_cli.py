@@ -342,6 +342,15 @@ def test_a_delta_release_on_a_zcdp_ledger_is_refused_in_the_shells_words(cli, tm
     assert Budget.open(ledger, dataset="z").history == ()
 
 
+def test_a_refusal_for_delta_gives_the_advice_in_the_shells_words(cli, ledger):
+    opts = "--dataset d --nodes 77 --method smooth --delta 1e-6 --epsilon 0.5 --json"
+    res = cli("triangles", LESMIS, "--ledger", ledger, opts=opts)  # the ledger has δ = 0
+    assert res.code == 1
+    assert "requested epsilon=0.5, delta=1e-06; remaining epsilon=1, delta=0" in res.err
+    assert "release with a smaller delta (--delta 0 for a pure-ε release)" in res.err  # was delta=0
+    assert "(--delta 0 for a pure-ε release)" in json.loads(res.out)["error"]
+
+
 def test_a_repeated_node_id_and_a_directory_as_edges_are_named(cli, tmp_path):
     (tmp_path / "nodes.txt").write_text("0\n1\n1\n2\n")
     res = cli("edges", LESMIS, "--node-list", tmp_path / "nodes.txt")

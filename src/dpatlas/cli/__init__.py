@@ -113,7 +113,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             code = int(args.func(args, out))
         except (BudgetExceededError, LedgerError) as err:
-            code = _fail(args, out, 1, str(err), err)
+            # the advice in the shell's words ("--delta 0"); the amounts before it stay as they are
+            amounts, spent, advice = str(err).partition("Nothing was spent;")
+            code = _fail(args, out, 1, amounts + spent + shell_words(advice, words), err)
         except (ValueError, TypeError, OSError) as err:
             message = shell_words(str(err).replace("\n", " "), words)
             code = _fail(args, out, 2, message, err)
