@@ -351,6 +351,16 @@ def test_a_refusal_for_delta_gives_the_advice_in_the_shells_words(cli, ledger):
     assert "(--delta 0 for a pure-ε release)" in json.loads(res.out)["error"]
 
 
+@pytest.mark.parametrize("command", ["triangles", "synthesize"])
+def test_too_many_nodes_are_refused_before_the_file_is_read(cli, tmp_path, command):
+    edges = tmp_path / "edges.txt"
+    edges.write_text("0,1\n")  # unreadable: the --nodes refusal must come first
+    extra = f" --out {tmp_path / 's.txt'}" if command == "synthesize" else ""
+    res = cli(command, edges, opts=f"--nodes 3000000000{extra}")
+    assert res.code == 2
+    assert "--nodes must be below 2**31 (node ids are held in int32 CSR arrays)" in res.err
+
+
 def test_a_repeated_node_id_and_a_directory_as_edges_are_named(cli, tmp_path):
     (tmp_path / "nodes.txt").write_text("0\n1\n1\n2\n")
     res = cli("edges", LESMIS, "--node-list", tmp_path / "nodes.txt")

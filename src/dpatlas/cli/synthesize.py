@@ -98,6 +98,10 @@ def run(args: argparse.Namespace, out: Output) -> int:
         )
     if args.nodes is not None and args.nodes < 1:
         raise UsageError(f"--nodes must be a whole number >= 1, got {args.nodes}")
+    if args.nodes is not None:
+        from dpatlas.graph.input._convert import check_node_count
+
+        check_node_count(args.nodes)  # too many for the CSR arrays: refused before the file is read
     check_input_file("EDGES", args.edges, "the edge list file")
     inputs = {"EDGES": args.edges, "--ledger": args.ledger, "--node-list": args.node_list}
     for flag, path in (("--out", args.out), ("--communities", args.communities)):

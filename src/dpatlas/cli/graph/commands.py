@@ -138,6 +138,10 @@ def _checked(stat: Statistic, args: argparse.Namespace) -> dict[str, Any]:
         )
     if args.nodes is not None and args.nodes < 1:
         raise UsageError(f"--nodes must be a whole number >= 1, got {args.nodes}")
+    if args.nodes is not None:
+        from dpatlas.graph.input._convert import check_node_count
+
+        check_node_count(args.nodes)  # too many for the CSR arrays: refused before the file is read
     kwargs: dict[str, Any] = {"epsilon": args.epsilon, "rng": args.seed}
     if stat.methods:
         kwargs["method"] = method
