@@ -27,7 +27,7 @@ def test_default_release_debits_ledger_and_is_reproducible_only_with_a_seed(run_
     assert data["release"]["seeded"] is True
     assert data["release"]["metadata"]["n"] == 77
     assert data["budget"]["remaining"]["epsilon"] == 0.6
-    assert data["warnings"] == []
+    assert "warnings" not in data
     assert "NOT secret" in first.err
     assert "steps" not in first.err  # not a terminal: no progress bar
     second = cli(*args, opts=opts)
@@ -91,7 +91,7 @@ def test_ids_beyond_the_node_count_are_relabelled(cli, tmp_path):
     res = cli("triangles", edges, opts="--nodes 10 --method global --json --seed 2")
     assert res.code == 0, res.err
     assert json.loads(res.out)["release"]["metadata"]["n"] == 10
-    assert json.loads(res.out)["warnings"] == []
+    assert "warnings" not in json.loads(res.out)
 
 
 @pytest.mark.parametrize(
@@ -227,7 +227,7 @@ def test_node_list_names_the_public_nodes(cli, tmp_path):
     assert res.code == 0, res.err
     data = json.loads(res.out)
     assert data["release"]["metadata"]["n"] == 4  # 999 is an isolated public node
-    assert data["warnings"] == []
+    assert "warnings" not in data
     missing = tmp_path / "few.txt"
     missing.write_text("100\n205\n")
     res = cli("triangles", edges, opts=f"--node-list {missing}")
@@ -284,7 +284,7 @@ def test_a_snap_file_as_a_subprocess_with_the_real_node_count(run_cli, cli, tmp_
         assert res.code == 0, res.err
         data = json.loads(res.out)
         assert data["release"]["metadata"]["n"] == 36692
-        assert data["warnings"] == []
+        assert "warnings" not in data
     refused = run_cli("kstars", enron, opts=base + " --k 2 --interval-epsilon 0.1")
     assert refused.code == 1  # 1.5 spent, 0.6 asked
     assert json.loads(refused.out)["remaining_epsilon"] == pytest.approx(0.5)
@@ -370,6 +370,18 @@ def test_a_repeated_node_id_and_a_directory_as_edges_are_named(cli, tmp_path):
         res = cli(command, tmp_path, opts=f"--nodes 3{out}")
         assert res.code == 2
         assert f"EDGES {tmp_path} is a directory; give the edge list file" in res.err
+
+
+def test_a_warning_about_the_private_file_stays_out_of_the_json_result(cli, tmp_path):
+    """The JSON on stdout is what gets published; a warning counts something of the private
+    file without noise (here its self-loops), so it goes to stderr only."""
+    edges = tmp_path / "edges.txt"
+    edges.write_text("0 1\n1 1\n2 2\n2 1\n")
+    res = cli("edges", edges, opts="--nodes 3 --json --seed 1")
+    assert res.code == 0, res.err
+    assert "self-loop" not in res.out
+    assert "warnings" not in json.loads(res.out)
+    assert "warning: UserWarning: edges.txt: dropped 2 self-loop(s)" in res.err
 
 
 def test_closed_stdout_pipe_is_no_traceback_and_no_false_refusal(tmp_path):

@@ -345,10 +345,13 @@ class Output:
     def emit(self, *, result: bool = True) -> None:
         """Print the result (JSON, or text lines) on stdout, then warnings and notes on stderr.
 
-        Warnings are printed even under ``--quiet``: they are about privacy.
+        Warnings are printed even under ``--quiet``, and never into the JSON result: they
+        describe the private input (e.g. the number of self-loops dropped from an edge list),
+        read without noise, so they are for the person who holds the data, not for a result
+        that gets published.
         """
         if result and self.json:
-            payload = {**self.payload, "warnings": self.warnings, "notes": self.notes}
+            payload = {**self.payload, "notes": self.notes}
             print(json.dumps(payload, indent=2, default=to_json))
         elif result:
             for text in self.lines:
