@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,19 @@ def _truncated_gzip(tmp: Path) -> Any:
     path = tmp / "edges.txt.gz"
     path.write_bytes(gzip.compress(b"0 1\n" * 5_000)[:30])
     return gr.read_edgelist(path)
+
+
+def _zipped_edges(tmp: Path) -> Any:
+    path = tmp / "edges.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("edges.txt", "0 1\n1 2\n")
+    return gr.read_edgelist(path, n=3)
+
+
+def _utf16_edges(tmp: Path) -> Any:
+    path = tmp / "edges.txt"
+    path.write_text("0 1\n1 2\n", encoding="utf-16")
+    return gr.read_edgelist(path, n=3)
 
 
 def _empty_gpkg(tmp: Path) -> Any:
@@ -262,6 +276,29 @@ DATA: tuple[Row, ...] = (
         lambda _: gr.synthesize(np.array([[10, 20], [20, 30]]), n=5, epsilon=1.0),
         ValueError,
         "synthesize names its nodes, and these node ids were read off the edges (n=5, largest id 30)",
+    ),
+    Row(
+        "a zip archive as an edge list",
+        "graph.read_edgelist",
+        _zipped_edges,
+        ValueError,
+        "edges.zip is a zip archive (it may hold several files); extract the edge list (unzip "
+        "edges.zip) and give its path, or compress it with gzip instead",
+    ),
+    Row(
+        "a UTF-16 edge list",
+        "graph.read_edgelist",
+        _utf16_edges,
+        ValueError,
+        "edges.txt is UTF-16 text; save it as UTF-8 or plain text (iconv -f UTF-16 -t UTF-8 "
+        "edges.txt > edges-utf8.txt)",
+    ),
+    Row(
+        "a folder as an edge list",
+        "graph.read_edgelist",
+        lambda tmp: gr.read_edgelist(tmp, n=3),
+        IsADirectoryError,
+        "edge list '<tmp>' is a directory; give the edge list file inside it",
     ),
     Row(
         "truncated gzip edge list",

@@ -107,7 +107,7 @@ def read_edgelist(
     if kind == "UTF-16":
         raise ValueError(
             f"{p.name} is UTF-16 text; save it as UTF-8 or plain text "
-            f"(iconv -f UTF-16 -t UTF-8 {p.name} > edges.txt)"
+            f"(iconv -f UTF-16 -t UTF-8 {p.name} > {p.stem}-utf8.txt)"
         )
     try:
         raw = _load(p, kind, comments)
