@@ -60,6 +60,8 @@ def test_global_has_a_free_interval_and_the_default_buys_one(cli, ledger):
     assert data["release"]["epsilon"] == 0.5
     assert data["budget"]["spent"]["epsilon"] == 0.5
     assert "(of which 0.1 for the interval)" in cli("triangles", LESMIS, opts=buy).out
+    clustering = cli("clustering", LESMIS, opts=buy)  # its two parts bought 0.05 each
+    assert "epsilon        0.5   delta 0   (of which 0.1 for the interval)" in clustering.out
 
 
 def test_smooth_with_delta(cli):

@@ -270,6 +270,7 @@ def clustering_coefficient(
         "triangle_share": share,
         "noisy_triangles": int(tri.value),
         "noisy_wedges": int(wed.value),
+        "interval_epsilon": extra or None,
         "interval": interval_note("the exact global clustering coefficient 3T/W", kind, extra),
     }
     return charge.release(
