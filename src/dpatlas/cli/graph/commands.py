@@ -7,6 +7,8 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from dpatlas.cli._common import (
     Output,
     UsageError,
@@ -227,6 +229,11 @@ def run(args: argparse.Namespace, out: Output) -> int:
             "budget": None if budget is None else budget_summary(budget),
         }
     )
+    raw = getattr(release, "raw", None)
+    if raw is not None:  # the noisy sorted degrees: the histogram's "interval" covers them
+        low, high = raw.confidence_interval(0.95)
+        out.payload["raw"] = raw.value.tolist()
+        out.payload["raw_interval95"] = np.column_stack([low, high]).tolist()
     for line in report(release, stat, source=args.edges.name):
         out.line(line)
     out.budget_left(args.dataset, budget)
