@@ -192,8 +192,9 @@ def undecided(ours: Runs, base: Runs, level: float = 0.95) -> list[str]:
     """The metrics on which the runs do not decide who is better.
 
     Runs ``i`` of both methods share a seed; a metric is undecided when the two-sided Student-t
-    interval at ``level`` of the mean per-run difference (ours − PrivGraph) holds 0. With one
-    run, all seven are.
+    interval at ``level`` of the mean per-run difference (ours − PrivGraph) holds 0, or when a
+    run has no value (NaN). The level is per metric (no correction for testing seven). With one
+    run, all seven are undecided.
     """
     if len(ours) != len(base):
         raise ValueError(
@@ -205,7 +206,7 @@ def undecided(ours: Runs, base: Runs, level: float = 0.95) -> list[str]:
     out = []
     for k in METRICS:
         d = np.array([a[k] - b[k] for a, b in zip(ours, base, strict=True)])
-        if abs(d.mean()) <= t * d.std(ddof=1) / np.sqrt(d.size):
+        if np.isnan(d).any() or abs(d.mean()) <= t * d.std(ddof=1) / np.sqrt(d.size):
             out.append(k)
     return out
 
@@ -213,16 +214,16 @@ def undecided(ours: Runs, base: Runs, level: float = 0.95) -> list[str]:
 def settled(ours: dict[str, float], base: dict[str, float], open_metrics: Collection[str]) -> bool:
     """Whether the goal's verdict on the means holds whichever way ``open_metrics`` fall.
 
-    An undecided metric may turn out won, or lost by a hair (within the goal's 10%); the other
-    metrics keep the verdict and shortfall of their means.
+    Best case: every open metric won. Worst case: every open metric lost, by its mean's
+    shortfall when its mean is behind, by a hair when its mean is ahead. The other metrics keep
+    the verdicts and shortfalls of their means. Decided: both cases give the means' verdict.
     """
-    behind = [_shortfall(k, ours[k], base[k]) for k in METRICS if k not in open_metrics]
-    lost = [s for s in behind if s is not None]
-    best = not lost or (len(lost) == 1 and lost[0] <= 0.10)
-    worst = len(lost) + len(open_metrics) == 0 or (
-        len(lost) + len(open_metrics) == 1 and all(s <= 0.10 for s in lost)
-    )
-    return best == worst
+    behind = {k: _shortfall(k, ours[k], base[k]) for k in METRICS}
+    fixed = [s for k, s in behind.items() if k not in open_metrics and s is not None]
+    lost = fixed + [behind[k] or 0.0 for k in open_metrics]
+    best = _met(len(METRICS) - len(fixed), max(fixed, default=0.0))
+    worst = _met(len(METRICS) - len(lost), max(lost, default=0.0))
+    return best == worst == _met(*verdict(ours, base))
 
 
 def _mean(rows: Runs) -> dict[str, float]:

@@ -26,6 +26,12 @@ def test_the_interval_is_students_t_not_normal() -> None:
     assert undecided(*_runs([1.0, 3.0])) == list(METRICS)
 
 
+def test_a_run_without_a_value_leaves_its_metric_undecided() -> None:
+    ours, base = _runs([0.10, 0.11, 0.09, 0.10, 0.10])
+    ours[2]["diam_rel"] = float("nan")
+    assert undecided(ours, base) == ["diam_rel"]
+
+
 def test_one_run_decides_nothing_and_unpaired_runs_are_refused() -> None:
     assert undecided(*_runs([0.5])) == list(METRICS)
     ours, base = _runs([0.1, 0.2])
@@ -45,12 +51,14 @@ def _ours(**worse_by: float) -> dict[str, float]:
     ("worse_by", "open_metrics", "expected"),
     [
         ({}, [], True),  # met, nothing open
-        ({"nmi": 0.3}, ["nmi"], True),  # six decided wins: met whichever way nmi falls
+        ({}, ["nmi"], True),  # six decided wins, nmi ahead on its mean: met either way
+        ({"nmi": 0.3}, ["nmi"], False),  # not met on the means (30% behind), met if nmi is won
         ({}, ["nmi", "diam_rel"], False),  # met on the means, lost if both fall behind
         ({"nmi": 0.3, "diam_rel": 0.2}, [], True),  # two decided losses: not met either way
         ({"diam_rel": 0.2}, [], True),  # one loss beyond 10%: not met either way
         ({"diam_rel": 0.05}, ["nmi"], False),  # met (within 10%) unless nmi falls behind too
-        ({"diam_rel": 0.2}, ["diam_rel"], True),  # six decided wins, the seventh a near-tie
+        ({"diam_rel": 0.05}, [], True),  # one loss within 10%, decided: met
+        ({"nmi": 0.3, "diam_rel": 0.2}, ["nmi"], True),  # diam's loss alone sinks the cell
     ],
 )
 def test_a_cell_is_settled_when_no_fall_of_its_open_metrics_flips_the_goal(
