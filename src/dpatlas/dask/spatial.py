@@ -248,7 +248,9 @@ def heatmap_counts(
         per owner, chosen at random as in memory (a shuffle by owner, :mod:`._bounding`).
         Ids are integers, floats, strings or dates; ids equal as in memory are one owner
         whatever dtype each file stores them in (``7``, ``7.0`` and ``True == 1`` alike, ``"7"``
-        not; one instant alike at any unit or time zone).
+        not; one instant alike at any unit or time zone, and a date without a zone read as
+        UTC: such a date and its UTC twin are one owner here, two in memory, so a person still
+        keeps at most ``max_sites_per_individual`` sites).
     max_sites_per_individual : int, default 1
     rng : None, int or numpy.random.Generator
         Randomness of the bounding choice only (used with ``individual_column``).
