@@ -225,3 +225,24 @@ def test_vector_inputs_errors_give_shell_fixes_not_python(cli, tmp_path):
         assert fix in res.err
         for python in ("set_crs", "make_valid", ".explode()", ".centroid", "sites["):
             assert python not in res.err, res.err
+
+
+@pytest.mark.parametrize("mark", [";", "|", "\t"])
+def test_the_advised_separator_works_pasted_into_a_shell(cli, tmp_path, mark):
+    import shlex
+    import subprocess
+    import sys
+
+    path = tmp_path / "sites.csv"
+    path.write_text(f"lat{mark}lon\n51.51{mark}-0.13\n51.52{mark}-0.12\n")
+    grid = "--extent -0.5,51.3,0.3,51.8 --extent-crs EPSG:4326 --crs EPSG:32630 --cell-size 5000"
+    out = tmp_path / "m.gpkg"
+    res = cli("heatmap", path, "--out", out, opts=f"{grid} --epsilon 1 --seed 0")
+    assert res.code == 2
+    advised = re.search(r"pass (--sep (?:'[^']*'|\S+))", res.err)
+    assert advised, res.err  # before: `pass --sep ;`, which a shell takes for two commands
+    command = [sys.executable, "-m", "dpatlas.cli", "heatmap", str(path), "--out", str(out)]
+    line = f"{shlex.join(command)} {grid} --epsilon 1 --seed 0 --quiet {advised[1]}"
+    proc = subprocess.run(line, shell=True, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, (line, proc.stderr)
+    assert out.exists()

@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shlex
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -91,8 +93,9 @@ _PHRASES = (
 def shell_words(message: str, keywords: Mapping[str, str]) -> str:
     """``message`` with the API's keywords (``n=``, ``crs=``) replaced by the command's flags.
 
-    ``keywords`` maps a keyword to its flag; ``name='x'`` becomes ``--flag x``, a keyword
-    with no value (``pass nodes=``) becomes ``--flag METAVAR``.
+    ``keywords`` maps a keyword to its flag; ``name='x'`` becomes ``--flag x`` (``x`` quoted
+    for a shell by ``shlex.quote``), a keyword with no value (``pass nodes=``) becomes
+    ``--flag METAVAR``.
 
     Examples
     --------
@@ -102,17 +105,25 @@ def shell_words(message: str, keywords: Mapping[str, str]) -> str:
     >>> shell_words("delta=1e-06 applies only to method='smooth'", {"delta": "--delta",
     ...             "method": "--method"})
     '--delta 1e-06 applies only to --method smooth'
+    >>> shell_words("the header is one column holding ';'; pass sep=';'", {"sep": "--sep"})
+    "the header is one column holding ';'; pass --sep ';'"
     """
     for pattern, replacement in _PHRASES:
         message = pattern.sub(replacement, message)
     for keyword, flag in sorted(keywords.items(), key=lambda kv: -len(kv[0])):
         name = re.escape(keyword)
-        message = re.sub(rf"(?<![\w.-]){name}=(['\"])(.*?)\1", rf"{flag} \2", message)
+        message = re.sub(
+            rf"(?<![\w.-]){name}=(['\"])(.*?)\1", partial(_flag_and_value, flag), message
+        )
         message = re.sub(rf"(?<![\w.-]){name}=(?=[^\s,;)])", f"{flag} ", message)
         metavar = _METAVARS.get(flag, "VALUE")
         message = re.sub(rf"(?<![\w.-]){name}=", f"{flag} {metavar}", message)
         message = re.sub(rf"(?<![\w.`'-]){name}(?= must\b)", flag, message)
     return message
+
+
+def _flag_and_value(flag: str, match: re.Match[str]) -> str:
+    return f"{flag} {shlex.quote(match[2])}"
 
 
 def to_json(value: Any) -> Any:
