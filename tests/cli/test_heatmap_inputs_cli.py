@@ -246,3 +246,24 @@ def test_the_advised_separator_works_pasted_into_a_shell(cli, tmp_path, mark):
     proc = subprocess.run(line, shell=True, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, (line, proc.stderr)
     assert out.exists()
+
+
+@pytest.mark.parametrize(
+    ("flag", "message"),
+    [
+        ("--encoding foo", "--encoding must be a text encoding such as 'utf-8', "),
+        ("--decimal ,,", "--decimal must be one character such as ',' or '.', got ',,'"),
+    ],
+)
+def test_a_bad_encoding_or_decimal_mark_is_a_usage_error_before_the_ledger(
+    cli, ledger, tmp_path, flag, message
+):
+    path = tmp_path / "sites.csv"
+    path.write_text("lat;lon\n51,5;-0,12\n")
+    grid = "--extent -0.5,51.3,0.3,51.8 --extent-crs EPSG:4326 --crs EPSG:32630 --cell-size 5000"
+    opts = f"{grid} --epsilon 1 --sep ; {flag} --ledger {ledger} --dataset d"
+    res = cli("heatmap", path, "--out", tmp_path / "m.gpkg", opts=opts)
+    assert res.code == 2, res.err  # before: a LookupError traceback and exit code 1
+    assert message in res.err
+    assert len(res.err.strip().splitlines()) == 1, res.err
+    assert Budget.open(ledger, dataset="d").history == ()

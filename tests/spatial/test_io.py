@@ -203,3 +203,19 @@ def test_a_header_split_by_another_separator_or_matching_twice_says_so(tmp_path)
         ValueError, match=r"^2 columns could be the latitude: \['lat', 'Lat'\]; .* lat="
     ):
         read_csv_points(twice)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"encoding": "foo"}, "encoding must be a text encoding such as 'utf-8', .*got 'foo'$"),
+        ({"encoding": "base64"}, "encoding must be a text encoding .*got 'base64'$"),
+        ({"decimal": ",,"}, "decimal must be one character such as ',' or '.', got ',,'$"),
+        ({"decimal": ""}, "decimal must be one character .*got ''$"),
+    ],
+)
+def test_an_unknown_encoding_or_a_long_decimal_mark_is_refused_naming_it(tmp_path, kwargs, message):
+    path = tmp_path / "sites.csv"
+    path.write_text("lat;lon\n51,5;-0,12\n")
+    with pytest.raises(ValueError, match=message):  # before: LookupError, or pandas' words
+        read_csv_points(path, sep=";", **kwargs)

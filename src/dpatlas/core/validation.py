@@ -5,6 +5,7 @@ Messages name the parameter, echo the value and say how to fix it.
 
 from __future__ import annotations
 
+import codecs
 import math
 import numbers
 from typing import Any, cast
@@ -14,7 +15,9 @@ import numpy as np
 __all__ = [
     "as_float_array",
     "as_int_array",
+    "check_character",
     "check_delta",
+    "check_encoding",
     "check_epsilon",
     "check_level",
     "check_positive_int",
@@ -189,6 +192,46 @@ def check_positive_int(x: Any, name: str, *, minimum: int = 1) -> int:
     if x < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {x!r}")
     return int(x)
+
+
+def check_encoding(x: Any, name: str = "encoding") -> str:
+    """Return ``x`` after checking it names a text encoding Python knows (``codecs.lookup``).
+
+    Examples
+    --------
+    >>> check_encoding("cp1252")
+    'cp1252'
+    >>> check_encoding("foo")
+    Traceback (most recent call last):
+    ...
+    ValueError: encoding must be a text encoding such as 'utf-8', 'cp1252' or 'latin-1', got 'foo'
+    """
+    try:
+        known = isinstance(x, str) and codecs.lookup(x)._is_text_encoding
+    except LookupError:
+        known = False
+    if not known:
+        raise ValueError(
+            f"{name} must be a text encoding such as 'utf-8', 'cp1252' or 'latin-1', got {x!r}"
+        )
+    return cast(str, x)
+
+
+def check_character(x: Any, name: str, *, example: str) -> str:
+    """Return ``x`` after checking it is one character (a decimal mark, a separator).
+
+    Examples
+    --------
+    >>> check_character(",", "decimal", example="','")
+    ','
+    >>> check_character(",,", "decimal", example="','")
+    Traceback (most recent call last):
+    ...
+    ValueError: decimal must be one character such as ',', got ',,'
+    """
+    if not (isinstance(x, str) and len(x) == 1):
+        raise ValueError(f"{name} must be one character such as {example}, got {x!r}")
+    return x
 
 
 def _is_real(v: Any) -> bool:

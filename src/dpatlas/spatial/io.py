@@ -17,6 +17,8 @@ import numpy as np
 import pandas as pd
 from pyproj import CRS
 
+from dpatlas.core.validation import check_character, check_encoding
+
 __all__ = ["read_csv_points", "read_gbif", "read_sites", "read_vector"]
 
 LON_NAMES = ("decimallongitude", "longitude", "lon", "long", "lng", "x")
@@ -164,6 +166,10 @@ def read_csv_points(
     ...
     ValueError: data row 1, column 'lon': '-0,12' is not a number; the file writes decimal commas: pass decimal=','
     """
+    if read_csv_kwargs.get("encoding") is not None:
+        check_encoding(read_csv_kwargs["encoding"])
+    if read_csv_kwargs.get("decimal") is not None:
+        check_character(read_csv_kwargs["decimal"], "decimal", example="',' or '.'")
     try:
         frame = pd.read_csv(path, sep=sep, low_memory=False, **read_csv_kwargs)
     except pd.errors.EmptyDataError:

@@ -369,6 +369,20 @@ DATA: tuple[Row, ...] = (
         "no longitude column found: the header 'lat;lon' is one column holding ';'; pass sep=';'",
     ),
     Row(
+        "CSV read with an encoding Python does not know",
+        "spatial.read_csv_points",
+        _csv("lat,lon\n51.5,-0.12\n", encoding="foo"),
+        ValueError,
+        "encoding must be a text encoding such as 'utf-8', 'cp1252' or 'latin-1', got 'foo'",
+    ),
+    Row(
+        "CSV read with a two-character decimal mark",
+        "spatial.read_csv_points",
+        _csv("lat;lon\n51,5;-0,12\n", sep=";", decimal=",,"),
+        ValueError,
+        "decimal must be one character such as ',' or '.', got ',,'",
+    ),
+    Row(
         "study area with a self-intersecting row among several",
         "spatial.Grid.from_polygon",
         lambda _: sp.Grid.from_polygon(

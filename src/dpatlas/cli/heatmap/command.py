@@ -182,9 +182,12 @@ def _csv_options(args: argparse.Namespace) -> dict[str, Any] | None:
         options["header"] = None
     if args.sep is not None:
         options["sep"] = "\t" if args.sep in ("\\t", "tab") else args.sep
-    for name in ("decimal", "encoding"):
-        if getattr(args, name) is not None:
-            options[name] = getattr(args, name)
+    from dpatlas.core.validation import check_character, check_encoding
+
+    if args.decimal is not None:
+        options["decimal"] = check_character(args.decimal, "--decimal", example="',' or '.'")
+    if args.encoding is not None:
+        options["encoding"] = check_encoding(args.encoding, "--encoding")
     return options
 
 
