@@ -255,6 +255,8 @@ def test_node_list_names_the_public_nodes(cli, tmp_path):
         ("100\n205\n4.0\n", "one integer node id per line; line 3 is '4.0'"),  # was "row 2"
         ("100 205\n307 999\n", "one integer node id per line; line 1 is '100 205'"),  # was "1-D"
         ("# ids\nnode\n100\n", "one integer node id per line; line 2 is 'node'"),
+        ("100\n\u00b2\n", "one integer node id per line; line 2 is '\u00b2'"),  # was "too large"
+        ("100\n\u0663\n", "one integer node id per line; line 2 is '\u0663'"),
     ],
 )
 def test_node_list_errors_name_the_line(cli, tmp_path, text, needle):

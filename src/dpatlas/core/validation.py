@@ -22,6 +22,7 @@ __all__ = [
     "check_level",
     "check_positive_int",
     "check_sensitivity",
+    "is_integer_text",
     "percent",
     "value_count",
 ]
@@ -232,6 +233,18 @@ def check_character(x: Any, name: str, *, example: str) -> str:
     if not (isinstance(x, str) and len(x) == 1):
         raise ValueError(f"{name} must be one character such as {example}, got {x!r}")
     return x
+
+
+def is_integer_text(text: str) -> bool:
+    """Whether ``text`` is an integer in ASCII digits with an optional sign, as ``int()`` and
+    numpy's readers take it (``str.isdigit`` alone also accepts ``²`` and ``٣``).
+
+    Examples
+    --------
+    >>> is_integer_text("-12"), is_integer_text("+7"), is_integer_text("²"), is_integer_text("٣")
+    (True, True, False, False)
+    """
+    return text.isascii() and text.lstrip("+-").isdigit()
 
 
 def _is_real(v: Any) -> bool:

@@ -230,6 +230,14 @@ def test_malformed_files_of_real_world_shapes_name_the_fix(
         read_edgelist(_write(tmp_path, "g.txt", text))
 
 
+@pytest.mark.parametrize("byte", [b"\xb2", b"\xb3", b"\xb9"])
+def test_a_latin1_superscript_digit_is_not_an_integer(tmp_path: Path, byte: bytes) -> None:
+    path = tmp_path / "g.txt"
+    path.write_bytes(b"1 2\n3 " + byte + b"\n")  # was "invalid literal for int() ...: '\xb2'"
+    with pytest.raises(ValueError, match=r"g.txt, line 2: not an integer: '3 .'; each non-"):
+        read_edgelist(path)
+
+
 def test_ids_are_numbers_leading_zeros_name_one_node(tmp_path: Path) -> None:
     g = read_edgelist(_write(tmp_path, "g.txt", "007 1\n7 2\n"))
     assert g.ids.tolist() == [1, 2, 7]

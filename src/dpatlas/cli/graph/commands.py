@@ -185,10 +185,12 @@ def read_node_list(path: Path) -> Any:
 
 def _first_bad_line(path: Path) -> str:
     """``line N is 'text'`` for the first line of a node list that is not one integer."""
+    from dpatlas.core.validation import is_integer_text
+
     with path.open(encoding="utf-8-sig", errors="replace") as f:
         for number, line in enumerate(f, 1):
             fields = line.split("#", 1)[0].split()
-            if len(fields) > 1 or (fields and not fields[0].lstrip("+-").isdigit()):
+            if len(fields) > 1 or (fields and not is_integer_text(fields[0])):
                 return f"line {number} is {line.rstrip()!r}"
     return "one id is too large for int64"
 

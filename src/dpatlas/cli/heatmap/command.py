@@ -174,16 +174,16 @@ def _csv_options(args: argparse.Namespace) -> dict[str, Any] | None:
         raise UsageError(
             "a CSV without a header needs --x COL --y COL as 0-based positions, e.g. --x 2 --y 3"
         )
+    from dpatlas.core.validation import check_character, check_encoding, is_integer_text
+
     options: dict[str, Any] = {"crs": args.points_crs or "EPSG:4326", "dropna": args.drop_missing}
     if args.x is not None:
-        options["lon"] = int(args.x) if args.x.isdigit() else args.x
-        options["lat"] = int(args.y) if args.y.isdigit() else args.y
+        options["lon"] = int(args.x) if is_integer_text(args.x) else args.x
+        options["lat"] = int(args.y) if is_integer_text(args.y) else args.y
     if args.no_header:
         options["header"] = None
     if args.sep is not None:
         options["sep"] = "\t" if args.sep in ("\\t", "tab") else args.sep
-    from dpatlas.core.validation import check_character, check_encoding
-
     if args.decimal is not None:
         options["decimal"] = check_character(args.decimal, "--decimal", example="',' or '.'")
     if args.encoding is not None:

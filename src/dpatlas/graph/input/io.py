@@ -14,6 +14,7 @@ from typing import IO, Any, cast
 
 import numpy as np
 
+from dpatlas.core.validation import is_integer_text
 from dpatlas.graph.input._convert import from_edges
 from dpatlas.graph.input.edgegraph import EdgeGraph
 
@@ -178,7 +179,7 @@ def _malformed(p: Path, kind: str | None, comments: str | None) -> ValueError | 
             why = None
             if fields and len(fields) != 2:
                 why = f"expected 2 node ids, found {len(fields)} field(s)"
-            elif any(not (x.isascii() and x.lstrip("+-").isdigit()) for x in fields):
+            elif not all(map(is_integer_text, fields)):
                 why = "not an integer"
             elif any(x.startswith("-") for x in fields):
                 why = "negative node id"
@@ -201,7 +202,7 @@ def _fix(body: str, fields: list[str], *, first: bool) -> str:
         )
     if "," in body:
         return "; the file is comma-separated: use tabs (tr ',' '\\t' < in.csv > out.txt)"
-    numbers = [x.lstrip("+-").isdigit() for x in fields]
+    numbers = [is_integer_text(x) for x in fields]
     if len(fields) > 2 and all(numbers[:2]):
         return "; keep the first two columns (awk '{print $1, $2}' in.txt > out.txt)"
     if first and not all(numbers):
@@ -209,6 +210,6 @@ def _fix(body: str, fields: list[str], *, first: bool) -> str:
             "; if this is a header, make it a '#' comment or delete it; node names must be "
             "numbered 0 .. N-1 first"
         )
-    if any(x.isdigit() and int(x) > np.iinfo(np.int64).max for x in fields):
+    if any(is_integer_text(x) and int(x) > np.iinfo(np.int64).max for x in fields):
         return "; number the nodes 0 .. N-1 (or with any ids below 2**63)"
     return ""
