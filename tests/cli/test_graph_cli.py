@@ -270,6 +270,19 @@ def test_node_list_errors_name_the_line(cli, tmp_path, text, needle):
     assert len(res.err.strip().splitlines()) == 1
 
 
+def test_a_negative_id_in_the_node_list_is_refused_before_the_edge_list_is_read(
+    cli, ledger, tmp_path
+):
+    edges = tmp_path / "edges.txt"
+    edges.write_text("not an edge list\n")
+    nodes = tmp_path / "nodes.txt"
+    nodes.write_text("0\n-4\n1\n")
+    res = cli("edges", edges, opts=f"--node-list {nodes} --ledger {ledger} --dataset d")
+    assert res.code == 2  # before: the edge list was read first, and its error came out
+    assert f"--node-list {nodes} must hold node ids >= 0, as the edge list's are, got -4" in res.err
+    assert len(res.err.strip().splitlines()) == 1
+
+
 def test_node_list_with_a_byte_order_mark(cli, tmp_path):
     edges = tmp_path / "edges.txt"
     edges.write_text("100 205\n")

@@ -180,6 +180,11 @@ def read_node_list(path: Path) -> Any:
         )
     if ids.size == 0:
         raise UsageError(f"--node-list {path} lists no node id; give one integer id per line")
+    if ids.min() < 0:
+        raise UsageError(
+            f"--node-list {path} must hold node ids >= 0, as the edge list's are, got "
+            f"{ids.min()}; delete or renumber it"
+        )
     return ids
 
 
