@@ -283,6 +283,15 @@ def test_a_negative_id_in_the_node_list_is_refused_before_the_edge_list_is_read(
     assert len(res.err.strip().splitlines()) == 1
 
 
+def test_a_konect_file_is_not_told_to_pass_a_flag_the_command_lacks(cli, tmp_path):
+    edges = tmp_path / "out.konect"
+    edges.write_text("% sym unweighted\n1 2\n2 3\n")
+    res = cli("edges", edges, opts="--nodes 4")
+    assert res.code == 2
+    assert res.err.rstrip().endswith("make it a '#' comment (sed 's/^%/#/' in.txt > out.txt)")
+    assert "comments" not in res.err  # before: "or pass comments='%'", and no --comments exists
+
+
 def test_node_list_with_a_byte_order_mark(cli, tmp_path):
     edges = tmp_path / "edges.txt"
     edges.write_text("100 205\n")

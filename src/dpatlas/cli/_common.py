@@ -62,6 +62,7 @@ _PHRASES = (
         "a larger --cell-size or a smaller study area",
     ),
     (re.compile(r"pass np\.unique\(nodes\)"), "list each id once"),
+    (re.compile(r" or pass comments='%'"), ""),  # the command line has no --comments
     (  # a (ε, δ) release on a zCDP ledger: the shell has no Gaussian mechanism, rho= or Budget
         re.compile(r" or with the Gaussian mechanism .*, or use a Budget with accounting='basic'"),
         ", or use a dataset registered with `dpatlas budget init ... --accounting basic`",
