@@ -191,6 +191,30 @@ def test_zip_archive_refused_with_the_fix(tmp_path: Path) -> None:
         read_edgelist(path)
 
 
+@pytest.mark.parametrize(
+    ("name", "member"),
+    [("edges.xlsx", "xl/workbook.xml"), ("edges.ods", "content.xml"), ("edges.bin", "mimetype")],
+)
+def test_a_spreadsheet_is_told_to_export_text_not_to_unzip(
+    tmp_path: Path, name: str, member: str
+) -> None:
+    path = tmp_path / name
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr(member, "x")
+    with pytest.raises(ValueError, match=rf"^{name} is a spreadsheet; export the sheet as tab-"):
+        read_edgelist(path)  # before: "unzip edges.xlsx"
+
+
+@pytest.mark.parametrize("encoding", ["utf-32", "utf-32-be"])
+def test_utf32_text_is_named_utf32(tmp_path: Path, encoding: str) -> None:
+    path = tmp_path / "g.txt"
+    path.write_bytes(
+        ("\ufeff" if encoding.endswith("be") else "").encode(encoding) + "0 1\n".encode(encoding)
+    )
+    with pytest.raises(ValueError, match=r"g.txt is UTF-32 text; .*\(iconv -f UTF-32 -t UTF-8 g"):
+        read_edgelist(path)  # before: "UTF-16 text", and iconv -f UTF-16 wrote garbage
+
+
 @pytest.mark.parametrize("gz", [False, True])
 def test_utf8_byte_order_mark_skipped(tmp_path: Path, gz: bool) -> None:
     path = tmp_path / "g.txt"

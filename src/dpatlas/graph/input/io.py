@@ -8,6 +8,7 @@ import gzip
 import lzma
 import os
 import warnings
+import zipfile
 import zlib
 from pathlib import Path
 from typing import IO, Any, cast
@@ -26,7 +27,9 @@ _MAGIC = (
     (b"BZh", "bzip2"),
     (b"\xfd7zXZ\x00", "xz"),
     (b"PK\x03\x04", "zip"),
-    (b"\xff\xfe", "UTF-16"),  # byte-order marks: Excel's and Notepad's "Unicode" text
+    (b"\xff\xfe\x00\x00", "UTF-32"),  # byte-order marks, UTF-32 first: it starts like UTF-16
+    (b"\x00\x00\xfe\xff", "UTF-32"),
+    (b"\xff\xfe", "UTF-16"),  # Excel's and Notepad's "Unicode" text
     (b"\xfe\xff", "UTF-16"),
 )
 _OPENERS = {"gzip": gzip.open, "bzip2": bz2.open, "xz": lzma.open}
@@ -79,7 +82,7 @@ def read_edgelist(
         ``path`` is a directory.
     ValueError
         A malformed line (the message gives its number and text), a negative id, a zip
-        archive, UTF-16 text, or a truncated compressed file.
+        archive or spreadsheet, UTF-16 or UTF-32 text, or a truncated compressed file.
 
     Examples
     --------
@@ -100,15 +103,20 @@ def read_edgelist(
             f"edge list not found: {os.fspath(path)!r} (resolved to {p.resolve()}); check the path"
         )
     kind = _compression(p)
+    if kind == "zip" and _spreadsheet(p):
+        raise ValueError(
+            f"{p.name} is a spreadsheet; export the sheet as tab-separated text (TSV) with the "
+            "two id columns and give that file's path"
+        )
     if kind == "zip":
         raise ValueError(
             f"{p.name} is a zip archive (it may hold several files); extract the edge list "
             f"(unzip {p.name}) and give its path, or compress it with gzip instead"
         )
-    if kind == "UTF-16":
+    if kind in ("UTF-16", "UTF-32"):
         raise ValueError(
-            f"{p.name} is UTF-16 text; save it as UTF-8 or plain text "
-            f"(iconv -f UTF-16 -t UTF-8 {p.name} > {p.stem}-utf8.txt)"
+            f"{p.name} is {kind} text; save it as UTF-8 or plain text "
+            f"(iconv -f {kind} -t UTF-8 {p.name} > {p.stem}-utf8.txt)"
         )
     try:
         raw = _load(p, kind, comments)
@@ -136,11 +144,23 @@ def read_edgelist(
 
 
 def _compression(p: Path) -> str | None:
-    """The compression of ``p`` from its first bytes (the name of its tool), "UTF-16" for
-    UTF-16 text, None for neither."""
+    """The compression of ``p`` from its first bytes (the name of its tool), "UTF-16" or
+    "UTF-32" for such text, None for neither."""
     with p.open("rb") as f:
         head = f.read(6)
     return next((kind for magic, kind in _MAGIC if head.startswith(magic)), None)
+
+
+def _spreadsheet(p: Path) -> bool:
+    """Whether the zip archive ``p`` is an Excel or OpenDocument workbook (by name or content)."""
+    if p.suffix.lower() in (".xlsx", ".xls", ".ods"):
+        return True
+    try:
+        with zipfile.ZipFile(p) as archive:
+            names = set(archive.namelist())
+    except (zipfile.BadZipFile, OSError):
+        return False
+    return bool(names & {"[Content_Types].xml", "mimetype"})
 
 
 def _open_text(p: Path, kind: str | None) -> IO[str]:
