@@ -219,3 +219,14 @@ def test_an_unknown_encoding_or_a_long_decimal_mark_is_refused_naming_it(tmp_pat
     path.write_text("lat;lon\n51,5;-0,12\n")
     with pytest.raises(ValueError, match=message):  # before: LookupError, or pandas' words
         read_csv_points(path, sep=";", **kwargs)
+
+
+@pytest.mark.parametrize("text", ["1_000", "\u0663", "\uff15\uff11"])
+def test_text_float_reads_but_pandas_does_not_is_refused_not_dropped(tmp_path, text):
+    path = tmp_path / "sites.csv"
+    path.write_text(f'lat,lon\n"{text}",1.0\n52,2\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"data row 1, column 'lat': .* is not a number"):
+        read_csv_points(path, dropna=True)  # before: the row dropped as missing
+    spelled = tmp_path / "nan.csv"
+    spelled.write_text("lat,lon\nnan,1\n-NaN,1\n52,2\n")
+    assert len(read_csv_points(spelled, dropna=True)) == 1  # NaN spelled out is still missing

@@ -72,6 +72,14 @@ def _is_number(text: Any) -> bool:
     return True
 
 
+def _is_nan(text: str) -> bool:
+    """Whether ``text`` spells NaN (``nan``, ``-NaN``): a missing value, not an unread number."""
+    try:
+        return bool(np.isnan(float(text)))
+    except ValueError:
+        return False
+
+
 def _shown(value: Any) -> str:
     """A CSV cell for a message: ``'abc'``, ``nan`` or ``51.5``, never ``np.float64(51.5)``."""
     return repr(value) if isinstance(value, str) else str(value)
@@ -92,7 +100,7 @@ def _numbers(frame: pd.DataFrame, column: Any) -> np.ndarray:
     unread = np.flatnonzero(values.isna().to_numpy() & raw.notna().to_numpy())
     for i in unread:
         text = str(raw.iloc[i])
-        if not _is_number(text):
+        if not _is_nan(text):  # "1_000" and "٣" too: float() reads them, pandas does not
             hint = (
                 "the file writes decimal commas: pass decimal=','"
                 if _DECIMAL_COMMA.fullmatch(text)
