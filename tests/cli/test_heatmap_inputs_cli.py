@@ -267,3 +267,16 @@ def test_a_bad_encoding_or_decimal_mark_is_a_usage_error_before_the_ledger(
     assert message in res.err
     assert len(res.err.strip().splitlines()) == 1, res.err
     assert Budget.open(ledger, dataset="d").history == ()
+
+
+def test_a_thousands_separator_is_not_advised_as_a_missing_flag(cli, tmp_path):
+    path = tmp_path / "bng.csv"
+    path.write_text('x,y\n"529,090","181,680"\n')
+    opts = "--extent 528900,180600,529800,181400 --crs EPSG:27700 --cell-size 100 --epsilon 1"
+    res = cli(
+        "heatmap", path, "--points-crs", "EPSG:27700", "--out", tmp_path / "m.gpkg", opts=opts
+    )
+    assert res.code == 2
+    assert "pass --decimal , if the comma is a decimal mark" in res.err
+    assert "or delete the commas if they separate thousands (it reads as 529090)" in res.err
+    assert "thousands=" not in res.err

@@ -230,3 +230,16 @@ def test_text_float_reads_but_pandas_does_not_is_refused_not_dropped(tmp_path, t
     spelled = tmp_path / "nan.csv"
     spelled.write_text("lat,lon\nnan,1\n-NaN,1\n52,2\n")
     assert len(read_csv_points(spelled, dropna=True)) == 1  # NaN spelled out is still missing
+
+
+def test_three_digits_after_a_comma_name_both_readings(tmp_path):
+    path = tmp_path / "bng.csv"
+    path.write_text('x,y\n"529,090","181,680"\n')
+    with pytest.raises(
+        ValueError,
+        match=r"'529,090' is not a number; pass decimal=',' if the "
+        r"comma is a decimal mark \(529,090 reads as 529.090\), or thousands=',' "
+        r"if it separates thousands \(it reads as 529090\)$",
+    ):
+        read_csv_points(path, crs=27700)  # before: only decimal=',', which reads 529.09
+    assert read_csv_points(path, crs=27700, thousands=",").geometry.iloc[0].x == 529090

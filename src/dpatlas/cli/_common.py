@@ -63,6 +63,10 @@ _PHRASES = (
     ),
     (re.compile(r"pass np\.unique\(nodes\)"), "list each id once"),
     (re.compile(r" or pass comments='%'"), ""),  # the command line has no --comments
+    (  # nor --thousands
+        re.compile(r"thousands=',' if it separates thousands"),
+        "delete the commas if they separate thousands",
+    ),
     (  # a (ε, δ) release on a zCDP ledger: the shell has no Gaussian mechanism, rho= or Budget
         re.compile(r" or with the Gaussian mechanism .*, or use a Budget with accounting='basic'"),
         ", or use a dataset registered with `dpatlas budget init ... --accounting basic`",

@@ -86,6 +86,7 @@ def _shown(value: Any) -> str:
 
 
 _DECIMAL_COMMA = re.compile(r"\s*[-+]?\d*,\d+\s*")
+_THOUSANDS = re.compile(r"\s*[-+]?\d{1,3},\d{3}\s*")
 
 
 def _numbers(frame: pd.DataFrame, column: Any) -> np.ndarray:
@@ -102,9 +103,13 @@ def _numbers(frame: pd.DataFrame, column: Any) -> np.ndarray:
         text = str(raw.iloc[i])
         if not _is_nan(text):  # "1_000" and "٣" too: float() reads them, pandas does not
             hint = (
-                "the file writes decimal commas: pass decimal=','"
-                if _DECIMAL_COMMA.fullmatch(text)
-                else "correct or delete that row (empty cells, NA and NaN are read as missing)"
+                "correct or delete that row (empty cells, NA and NaN are read as missing)"
+                if not _DECIMAL_COMMA.fullmatch(text)
+                else "the file writes decimal commas: pass decimal=','"
+                if not _THOUSANDS.fullmatch(text)
+                else f"pass decimal=',' if the comma is a decimal mark ({text.strip()} reads as "
+                f"{text.strip().replace(',', '.')}), or thousands=',' if it separates thousands "
+                f"(it reads as {text.strip().replace(',', '')})"
             )
             raise ValueError(
                 f"data row {i + 1}, column {column!r}: {text!r} is not a number; {hint}"
