@@ -7,8 +7,6 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from dpatlas.cli._common import (
     Output,
     UsageError,
@@ -240,7 +238,9 @@ def run(args: argparse.Namespace, out: Output) -> int:
     if raw is not None:  # the noisy sorted degrees: the histogram's "interval" covers them
         low, high = raw.confidence_interval(0.95)
         out.payload["raw"] = raw.value.tolist()
-        out.payload["raw_interval95"] = np.column_stack([low, high]).tolist()
+        out.payload["raw_interval95"] = [
+            [lo, hi] for lo, hi in zip(low.tolist(), high.tolist(), strict=True)
+        ]
     for line in report(release, stat, source=args.edges.name):
         out.line(line)
     out.budget_left(args.dataset, budget)
