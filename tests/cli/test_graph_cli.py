@@ -164,7 +164,9 @@ def test_every_graph_release_has_a_command(cli, ledger, command, extra, mechanis
         # the "interval" describes the noisy sorted degrees, so they are exported with it
         assert data["interval"]["covers"].startswith("release.raw")
         assert len(data["raw"]) == len(data["raw_interval95"]) == 77
-        assert all(lo <= v <= hi for v, (lo, hi) in zip(data["raw"], data["raw_interval95"], strict=True))
+        assert all(
+            lo <= v <= hi for v, (lo, hi) in zip(data["raw"], data["raw_interval95"], strict=True)
+        )
         assert "degree bins    0 .." in cli(command, LESMIS, opts="--nodes 77 --seed 2").out
     if command in ("edges", "kstars") or "global" in extra:
         low, high = data["interval95"]
