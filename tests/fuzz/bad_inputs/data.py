@@ -51,6 +51,19 @@ def _utf16_edges(tmp: Path) -> Any:
     return gr.read_edgelist(path, n=3)
 
 
+def _spreadsheet_edges(tmp: Path) -> Any:
+    path = tmp / "edges.xlsx"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("[Content_Types].xml", "<Types/>")
+    return gr.read_edgelist(path, n=3)
+
+
+def _utf32_edges(tmp: Path) -> Any:
+    path = tmp / "edges.txt"
+    path.write_text("0 1\n1 2\n", encoding="utf-32")
+    return gr.read_edgelist(path, n=3)
+
+
 def _empty_gpkg(tmp: Path) -> Any:
     path = tmp / "sites.gpkg"
     path.write_bytes(b"")
@@ -294,6 +307,29 @@ DATA: tuple[Row, ...] = (
         "edges.txt > edges-utf8.txt)",
     ),
     Row(
+        "a spreadsheet as an edge list",
+        "graph.read_edgelist",
+        _spreadsheet_edges,
+        ValueError,
+        "edges.xlsx is a spreadsheet; export the sheet as tab-separated text (TSV) with the two "
+        "id columns and give that file's path",
+    ),
+    Row(
+        "a UTF-32 edge list",
+        "graph.read_edgelist",
+        _utf32_edges,
+        ValueError,
+        "edges.txt is UTF-32 text; save it as UTF-8 or plain text (iconv -f UTF-32 -t UTF-8 "
+        "edges.txt > edges-utf8.txt)",
+    ),
+    Row(
+        "a superscript digit (²) in an edge list",
+        "graph.read_edgelist",
+        _edge_file("0 1\n2 \u00b2\n"),
+        ValueError,
+        "edges.txt, line 2: not an integer",
+    ),
+    Row(
         "a folder as an edge list",
         "graph.read_edgelist",
         lambda tmp: gr.read_edgelist(tmp, n=3),
@@ -360,6 +396,23 @@ DATA: tuple[Row, ...] = (
         ValueError,
         "data row 1, column 'lon': '-0,12' is not a number; the file writes decimal commas: "
         "pass decimal=','",
+    ),
+    Row(
+        "CSV with a thousands separator or a decimal comma (three digits after it)",
+        "spatial.read_csv_points",
+        _csv('x,y\n"529,090","181,000"\n'),
+        ValueError,
+        "data row 1, column 'x': '529,090' is not a number; pass decimal=',' if the comma is a "
+        "decimal mark (529,090 reads as 529.090), or thousands=',' if it separates thousands "
+        "(it reads as 529090)",
+    ),
+    Row(
+        "CSV with a coordinate written 1_000 (Python's digit grouping)",
+        "spatial.read_csv_points",
+        _csv("x,y\n1_000,2\n3,4\n", dropna=True),
+        ValueError,
+        "data row 1, column 'x': '1_000' is not a number; correct or delete that row (empty "
+        "cells, NA and NaN are read as missing)",
     ),
     Row(
         "';'-separated CSV read with the default sep",
