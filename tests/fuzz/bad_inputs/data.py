@@ -38,30 +38,21 @@ def _truncated_gzip(tmp: Path) -> Any:
     return gr.read_edgelist(path)
 
 
-def _zipped_edges(tmp: Path) -> Any:
-    path = tmp / "edges.zip"
+def _edge_list_as(name: str, write: Callable[[Path], Any]) -> Callable[[Path], Any]:
+    """Read, as an edge list, a file ``name`` that ``write`` fills (an archive, another text
+    encoding)."""
+
+    def call(tmp: Path) -> Any:
+        path = tmp / name
+        write(path)
+        return gr.read_edgelist(path, n=3)
+
+    return call
+
+
+def _zip(path: Path, member: str, text: str) -> None:
     with zipfile.ZipFile(path, "w") as archive:
-        archive.writestr("edges.txt", "0 1\n1 2\n")
-    return gr.read_edgelist(path, n=3)
-
-
-def _utf16_edges(tmp: Path) -> Any:
-    path = tmp / "edges.txt"
-    path.write_text("0 1\n1 2\n", encoding="utf-16")
-    return gr.read_edgelist(path, n=3)
-
-
-def _spreadsheet_edges(tmp: Path) -> Any:
-    path = tmp / "edges.xlsx"
-    with zipfile.ZipFile(path, "w") as archive:
-        archive.writestr("[Content_Types].xml", "<Types/>")
-    return gr.read_edgelist(path, n=3)
-
-
-def _utf32_edges(tmp: Path) -> Any:
-    path = tmp / "edges.txt"
-    path.write_text("0 1\n1 2\n", encoding="utf-32")
-    return gr.read_edgelist(path, n=3)
+        archive.writestr(member, text)
 
 
 def _empty_gpkg(tmp: Path) -> Any:
@@ -293,7 +284,7 @@ DATA: tuple[Row, ...] = (
     Row(
         "a zip archive as an edge list",
         "graph.read_edgelist",
-        _zipped_edges,
+        _edge_list_as("edges.zip", lambda p: _zip(p, "edges.txt", "0 1\n1 2\n")),
         ValueError,
         "edges.zip is a zip archive (it may hold several files); extract the edge list (unzip "
         "edges.zip) and give its path, or compress it with gzip instead",
@@ -301,7 +292,7 @@ DATA: tuple[Row, ...] = (
     Row(
         "a UTF-16 edge list",
         "graph.read_edgelist",
-        _utf16_edges,
+        _edge_list_as("edges.txt", lambda p: p.write_text("0 1\n1 2\n", encoding="utf-16")),
         ValueError,
         "edges.txt is UTF-16 text; save it as UTF-8 or plain text (iconv -f UTF-16 -t UTF-8 "
         "edges.txt > edges-utf8.txt)",
@@ -309,7 +300,7 @@ DATA: tuple[Row, ...] = (
     Row(
         "a spreadsheet as an edge list",
         "graph.read_edgelist",
-        _spreadsheet_edges,
+        _edge_list_as("edges.xlsx", lambda p: _zip(p, "[Content_Types].xml", "<Types/>")),
         ValueError,
         "edges.xlsx is a spreadsheet; export the sheet as tab-separated text (TSV) with the two "
         "id columns and give that file's path",
@@ -317,7 +308,7 @@ DATA: tuple[Row, ...] = (
     Row(
         "a UTF-32 edge list",
         "graph.read_edgelist",
-        _utf32_edges,
+        _edge_list_as("edges.txt", lambda p: p.write_text("0 1\n1 2\n", encoding="utf-32")),
         ValueError,
         "edges.txt is UTF-32 text; save it as UTF-8 or plain text (iconv -f UTF-32 -t UTF-8 "
         "edges.txt > edges-utf8.txt)",
