@@ -195,3 +195,29 @@ def test_drop_empty_with_everything_empty_changes_nothing():
     values = np.array([4.0, 1.0, 1.0, 1.0, 1.0])
     out = drop_empty(h, values, np.array([False, True, True, True, True]))
     np.testing.assert_array_equal(out, values)
+
+
+def corner_marks(h, shape):
+    """The cumulative sums of corner marks that leaf_of_cell() ran before it was compiled."""
+    leaves = np.flatnonzero(h.is_leaf)
+    ids = leaves + 1
+    marks = np.zeros((shape[0] + 1, shape[1] + 1), dtype=np.int64)
+    np.add.at(marks, (h.r0[leaves], h.c0[leaves]), ids)
+    np.add.at(marks, (h.r0[leaves], h.c1[leaves]), -ids)
+    np.add.at(marks, (h.r1[leaves], h.c0[leaves]), -ids)
+    np.add.at(marks, (h.r1[leaves], h.c1[leaves]), ids)
+    return marks.cumsum(axis=0).cumsum(axis=1)[: shape[0], : shape[1]] - 1
+
+
+@pytest.mark.parametrize("method", ["privtree", "adaptive"])
+@pytest.mark.parametrize("shape", [(1, 1), (1, 40), (40, 1), (23, 57), (64, 64)])
+def test_leaf_of_cell_equals_the_corner_marks_on_released_trees(method, shape):
+    import dpatlas.spatial as sp
+
+    grid = Grid(0.0, 0.0, 1.0, shape[1], shape[0], "EPSG:3035")
+    gen = np.random.default_rng(shape[0] * shape[1])
+    xy = (gen.uniform(0, shape[1], 2_000), gen.uniform(0, shape[0] * 0.3, 2_000))
+    h = sp.heatmap(xy, grid, epsilon=1.0, method=method, crs="EPSG:3035", rng=1).hierarchy
+    got = leaf_of_cell(h, shape)
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(got, corner_marks(h, shape))

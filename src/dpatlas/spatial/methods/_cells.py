@@ -7,6 +7,7 @@ the ``ny × nx`` grid (row 0 north). Nothing here draws noise.
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from dpatlas.spatial.grid import Grid
@@ -31,17 +32,35 @@ def cell_grid(values: np.ndarray, grid: Grid, fill: float = 0) -> np.ndarray:
 
 
 def prefix_sums(array: np.ndarray) -> np.ndarray:
-    """``(ny + 1) × (nx + 1)`` table ``P`` with ``P[r, c] = array[:r, :c].sum()``.
+    """``(ny + 1) × (nx + 1)`` int64 table ``P`` with ``P[r, c] = array[:r, :c].sum()``.
+
+    ``array`` holds integers or booleans (counts of sites, released cells), so the sums are
+    exact in any order; they are taken in one compiled pass over the grid.
 
     Examples
     --------
     >>> prefix_sums(np.ones((2, 3), dtype=np.int64))[2, 3]
     np.int64(6)
+    >>> prefix_sums(np.array([[True, False], [True, True]])).tolist()
+    [[0, 0, 0], [0, 1, 1], [0, 2, 3]]
     """
-    table = np.zeros((array.shape[0] + 1, array.shape[1] + 1), dtype=array.dtype)
-    np.cumsum(array, axis=0, out=table[1:, 1:])
-    np.cumsum(table[1:, 1:], axis=1, out=table[1:, 1:])
+    array = np.asarray(array)
+    if not (np.issubdtype(array.dtype, np.integer) or array.dtype == np.bool_):
+        raise TypeError(f"prefix_sums needs integers or booleans, got dtype {array.dtype}")
+    table = np.zeros((array.shape[0] + 1, array.shape[1] + 1), dtype=np.int64)
+    _prefix_sums(array, table)
     return table
+
+
+@numba.njit(cache=True, nogil=True)
+def _prefix_sums(array: np.ndarray, table: np.ndarray) -> None:  # pragma: no cover (compiled)
+    """``table[r + 1, c + 1]`` = the row above plus the running sum of row ``r`` to ``c``."""
+    ny, nx = array.shape
+    for r in range(ny):
+        run = 0
+        for c in range(nx):
+            run += array[r, c]
+            table[r + 1, c + 1] = table[r, c + 1] + run
 
 
 def rect_sums(

@@ -139,7 +139,7 @@ def adaptive_release(
     )  # fmt: skip
     charge.debit()
     counts, released = cell_grid(data.counts, grid), grid.released
-    count_table, cell_table = prefix_sums(counts), prefix_sums(released.astype(np.int64))
+    count_table, cell_table = prefix_sums(counts), prefix_sums(released)
     root_noisy, root_var = np.nan, np.inf
     if n_sites is None:
         total = discrete_laplace(int(data.counts.sum()), sensitivity=k, epsilon=eps_n, rng=source)

@@ -47,7 +47,7 @@ def grow_tree(
     so the fanout is 4 inside the grid and 2 or 1 along a thin side; the privacy proof does
     not depend on the fanout (only the bias ``δ = λ ln β`` does, with ``β = 4``).
     """
-    count_table, cell_table = prefix_sums(counts), prefix_sums(released.astype(np.int64))
+    count_table, cell_table = prefix_sums(counts), prefix_sums(released)
     ny, nx = counts.shape
     keys = ("r0", "r1", "c0", "c1", "parent")
     level = [np.array([v], dtype=np.int64) for v in (0, ny, 0, nx, -1)]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numba
 import numpy as np
 
 from dpatlas.spatial.grid import Grid
@@ -135,15 +136,34 @@ def integer_counts(h: Hierarchy, values: np.ndarray) -> np.ndarray:
 
 
 def leaf_of_cell(h: Hierarchy, shape: tuple[int, int]) -> np.ndarray:
-    """``ny × nx`` index of the leaf holding each cell (the leaves tile the grid)."""
-    leaves = np.flatnonzero(h.is_leaf)
-    ids = leaves + 1
-    marks = np.zeros((shape[0] + 1, shape[1] + 1), dtype=np.int64)
-    np.add.at(marks, (h.r0[leaves], h.c0[leaves]), ids)
-    np.add.at(marks, (h.r0[leaves], h.c1[leaves]), -ids)
-    np.add.at(marks, (h.r1[leaves], h.c0[leaves]), -ids)
-    np.add.at(marks, (h.r1[leaves], h.c1[leaves]), ids)
-    return marks.cumsum(axis=0).cumsum(axis=1)[: shape[0], : shape[1]] - 1
+    """``ny × nx`` index of the leaf holding each cell (the leaves tile the grid).
+
+    Examples
+    --------
+    >>> h = Hierarchy(r0=[0, 0, 0], r1=[1, 1, 1], c0=[0, 0, 1], c1=[3, 1, 3], parent=[-1, 0, 0],
+    ...               noisy=[np.nan, 1.0, 2.0], variance=[np.inf, 1.0, 1.0], n_released=[3, 1, 2])
+    >>> leaf_of_cell(h, (1, 3)).tolist()
+    [[1, 2, 2]]
+    """
+    out = np.full(shape, -1, dtype=np.int64)
+    _paint(out, np.flatnonzero(h.is_leaf), h.r0, h.r1, h.c0, h.c1)
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _paint(
+    out: np.ndarray,
+    leaves: np.ndarray,
+    r0: np.ndarray,
+    r1: np.ndarray,
+    c0: np.ndarray,
+    c1: np.ndarray,
+) -> None:  # pragma: no cover (compiled)
+    """Write each leaf's index over its rectangle of ``out``."""
+    for i in leaves:
+        for r in range(r0[i], r1[i]):
+            for c in range(c0[i], c1[i]):
+                out[r, c] = i
 
 
 def to_cells(h: Hierarchy, values: np.ndarray, grid: Grid, *, integer: bool = False) -> np.ndarray:
