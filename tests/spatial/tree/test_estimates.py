@@ -221,3 +221,37 @@ def test_leaf_of_cell_equals_the_corner_marks_on_released_trees(method, shape):
     got = leaf_of_cell(h, shape)
     assert got.dtype == np.int64
     np.testing.assert_array_equal(got, corner_marks(h, shape))
+
+
+def plain_to_cells(h, values, grid, *, integer=False):
+    """The numpy gathers to_cells() ran before it was compiled."""
+    leaf = corner_marks(h, grid.shape)[grid.released]
+    values = np.asarray(values)
+    share = values[leaf] / np.maximum(h.n_released[leaf], 1)
+    if not integer:
+        return share
+    leaves, group = np.unique(leaf, return_inverse=True)
+    return round_groups(share, group, values[leaves].astype(np.int64))
+
+
+@pytest.mark.parametrize("masked", [False, True])
+@pytest.mark.parametrize("shape", [(1, 1), (1, 40), (40, 1), (23, 57), (64, 64)])
+def test_to_cells_equals_the_numpy_gathers_bit_for_bit(shape, masked):
+    import dpatlas.spatial as sp
+
+    gen = np.random.default_rng(shape[0] + 7 * shape[1])
+    mask = gen.random(shape) < 0.6 if masked else None
+    if mask is not None:
+        mask.flat[0] = True
+    grid = Grid(0.0, 0.0, 1.0, shape[1], shape[0], "EPSG:3035", mask=mask)
+    xy = (gen.uniform(0, shape[1], 2_000), gen.uniform(0, shape[0] * 0.3, 2_000))
+    for method in ("privtree", "adaptive"):
+        hm = sp.heatmap(xy, grid, epsilon=1.0, method=method, crs="EPSG:3035", rng=2)
+        h = hm.hierarchy
+        counts = integer_counts(h, nonnegative(h, least_squares(h)))
+        for values, integer in ((h.noisy, False), (least_squares(h), False), (counts, True)):
+            want = plain_to_cells(h, values, grid, integer=integer)
+            got = to_cells(h, values, grid, integer=integer)
+            assert got.dtype == want.dtype
+            assert got.tobytes() == want.tobytes()
+        assert hm.release.value.tobytes() == plain_to_cells(h, h.noisy, grid).tobytes()

@@ -21,6 +21,7 @@ __all__ = [
     "integer_counts",
     "leaf_of_cell",
     "nonnegative",
+    "spread_evenly",
     "to_cells",
 ]
 
@@ -173,10 +174,49 @@ def to_cells(h: Hierarchy, values: np.ndarray, grid: Grid, *, integer: bool = Fa
     assumption inside a leaf. With ``integer=True`` (``values`` non-negative integers) each
     leaf's count is split into integers by largest remainders, so the cells still sum to it.
     """
-    leaf = leaf_of_cell(h, grid.shape)[grid.released]
     values = np.asarray(values)
-    share = values[leaf] / np.maximum(h.n_released[leaf], 1)
+    leaf = leaf_of_cell(h, grid.shape)
+    share = spread_evenly(h, values, leaf, grid.released)[grid.released]
     if not integer:
         return share
-    leaves, group = np.unique(leaf, return_inverse=True)
+    leaves, group = np.unique(leaf[grid.released], return_inverse=True)
     return round_groups(share, group, values[leaves].astype(np.int64))
+
+
+def spread_evenly(
+    h: Hierarchy, values: np.ndarray, leaf: np.ndarray, released: np.ndarray
+) -> np.ndarray:
+    """``ny × nx`` float64 grid: each released cell gets its leaf's value over the leaf's
+    released cells (``leaf`` from :func:`leaf_of_cell`), the other cells 0.
+
+    Examples
+    --------
+    >>> h = Hierarchy(r0=[0, 0, 0], r1=[1, 1, 1], c0=[0, 0, 1], c1=[3, 1, 3], parent=[-1, 0, 0],
+    ...               noisy=[np.nan, 1.0, 2.0], variance=[np.inf, 1.0, 1.0], n_released=[2, 1, 1])
+    >>> released = np.array([[True, True, False]])
+    >>> spread_evenly(h, np.array([3.0, 1.0, 2.0]), leaf_of_cell(h, (1, 3)), released).tolist()
+    [[1.0, 2.0, 0.0]]
+    """
+    out = np.empty(leaf.shape)
+    _spread(np.asarray(values, dtype=np.float64), h.n_released, leaf, released, out)
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _spread(
+    values: np.ndarray,
+    n_released: np.ndarray,
+    leaf: np.ndarray,
+    released: np.ndarray,
+    out: np.ndarray,
+) -> None:  # pragma: no cover (compiled)
+    """``out`` = ``values[leaf] / max(n_released[leaf], 1)`` on released cells, else 0 (the
+    division numpy does on those arrays: int64 to float64, then one division)."""
+    ny, nx = leaf.shape
+    for r in range(ny):
+        for c in range(nx):
+            if released[r, c]:
+                i = leaf[r, c]
+                out[r, c] = values[i] / float(max(n_released[i], 1))
+            else:
+                out[r, c] = 0.0

@@ -18,7 +18,7 @@ from scipy import ndimage
 
 from dpatlas.core.validation import check_positive_int
 from dpatlas.spatial.grid import Grid
-from dpatlas.spatial.tree.estimates import leaf_of_cell
+from dpatlas.spatial.tree.estimates import leaf_of_cell, spread_evenly
 from dpatlas.spatial.tree.hierarchy import Hierarchy
 
 __all__ = ["pycnophylactic"]
@@ -75,9 +75,8 @@ def pycnophylactic(
     if (values[h.is_leaf] < 0).any():
         raise ValueError("values must be non-negative at the leaves; apply nonnegative() first")
     leaf = leaf_of_cell(h, grid.shape)
+    per_cell = spread_evenly(h, values, leaf, grid.released)
     released = grid.released.astype(np.float64)
-    total = values[leaf] * released
-    per_cell = np.where(released > 0, total / np.maximum(h.n_released[leaf], 1), 0.0)
     support = ndimage.uniform_filter(released, size=window, mode="constant")
     # a released cell's window holds the cell itself, so its support is > 0; x / inf = 0 keeps
     # the cells outside the study area at 0 without a second pass over the grid
