@@ -148,12 +148,21 @@ def _average(
             for j in range(1, nx):
                 total += means[j + window - 1] - means[j - 1]
                 smooth[k, j] = total / window
+        # a leaf's cells come in runs along a row (leaves are rectangles): its sum is carried
+        # along a run (the same additions in the same order, without a store and load per cell)
+        i = leaf[k, 0]
+        run = sums[i]
         for j in range(nx):
             value = smooth[k, j]
             if support[k, j] != 1.0:  # dividing by 1 changes nothing
                 value /= support[k, j]
                 smooth[k, j] = value
-            sums[leaf[k, j]] += value
+            if leaf[k, j] != i:
+                sums[i] = run
+                i = leaf[k, j]
+                run = sums[i]
+            run += value
+        sums[i] = run
 
 
 @numba.njit(cache=True, nogil=True)
