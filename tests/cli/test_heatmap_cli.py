@@ -180,3 +180,26 @@ def test_bad_input_exits_2_with_one_line(cli, tmp_path, change, needle):
     assert needle in res.err
     assert len(res.err.strip().splitlines()) == 1, res.err
     assert not (tmp_path / "map.gpkg").exists()
+
+
+@pytest.mark.parametrize(
+    ("method", "target", "epsilon"),
+    [
+        ("uniform", "cells", "1e-16"),
+        ("privtree", "cells", "1e-14"),
+        ("adaptive", "cells", "1e-14"),
+        ("auto", "cells", "1e-16"),
+        ("auto", "regions", "1e-14"),
+    ],
+)
+def test_an_epsilon_too_small_to_sample_is_refused_before_the_points_are_read(
+    cli, ledger, tmp_path, method, target, epsilon
+):
+    """It was refused after the read: a missing POINTS file was reported instead."""
+    args = [tmp_path / "nowhere.gpkg", *AREA, *GRID, "--epsilon", epsilon, "--method", method]
+    args += ["--target", target, "--out", tmp_path / "map.gpkg", "--ledger", ledger]
+    res = cli("heatmap", *args, "--dataset", "d")
+    assert res.code == 2
+    assert "too large (> 2**50) to sample exactly" in res.err
+    assert len(res.err.strip().splitlines()) == 1, res.err
+    assert Budget.open(ledger, dataset="d").history == ()

@@ -8,7 +8,7 @@ import pytest
 from shapely.geometry import Point
 from tests.helpers.distributions import assert_scale_detected, dlap_pmf
 
-from dpatlas.core import get_source
+from dpatlas.core import Budget, get_source
 from dpatlas.spatial import Grid, SiteAdjacency, bin_points, heatmap
 from dpatlas.spatial.sites import bound_contributions
 
@@ -146,3 +146,52 @@ def test_grid_must_be_a_grid():
 def test_empty_site_set_is_a_valid_dataset():
     hm = heatmap((np.empty(0), np.empty(0)), GRID, method="uniform", epsilon=1.0, crs=3035, rng=0)
     assert hm.release.value.shape == (GRID.n_cells,)
+
+
+class _Unreadable:
+    """Sites whose every access fails: a refusal raised before it never read them."""
+
+    def __getattr__(self, name: str) -> None:
+        raise AssertionError(f"the sites were read ({name}) before a public refusal")
+
+    def __len__(self) -> int:
+        raise AssertionError("the sites were read (len) before a public refusal")
+
+    def __iter__(self) -> None:
+        raise AssertionError("the sites were read (iter) before a public refusal")
+
+
+@pytest.mark.parametrize(
+    ("method", "target", "epsilon", "k"),
+    [
+        ("uniform", "cells", 1e-16, 1),
+        ("uniform", "cells", 1e-15, 2),  # 1e-15 passes at k = 1: the public k counts
+        ("privtree", "cells", 1e-14, 1),  # the split rule's scale, not the leaves'
+        ("adaptive", "cells", 1e-14, 1),
+        ("auto", "cells", 1e-16, 1),
+        ("auto", "regions", 1e-14, 1),
+    ],
+)
+def test_an_epsilon_too_small_to_sample_is_refused_before_the_sites_are_read(
+    method, target, epsilon, k
+):
+    """It was refused by the sampler, after the sites were read (nothing spent either way)."""
+    budget = Budget(1.0)
+    with pytest.raises(ValueError, match=r"too large \(> 2\*\*50\) to sample exactly"):
+        heatmap(
+            _Unreadable(),
+            GRID,
+            epsilon=epsilon,
+            method=method,
+            target=target,
+            budget=budget,
+            max_sites_per_individual=k,
+            crs=3035,
+        )
+    assert budget.history == ()
+
+
+def test_an_epsilon_the_sampler_can_draw_is_not_refused_early():
+    small = Grid.from_bounds((0, 0, 2_000, 2_000), cell_size=1_000, crs="EPSG:3035")
+    hm = heatmap(([500.0], [500.0]), small, epsilon=1e-15, method="uniform", crs=3035, rng=0)
+    assert hm.release.scale == 1e15

@@ -27,21 +27,20 @@ from typing import Any
 
 from dpatlas.core.accounting.budget import Budget
 from dpatlas.core.accounting.charge import open_charge
-from dpatlas.core.accounting.cost import Cost
 from dpatlas.core.rng import RandomSource, RngLike, get_source
 from dpatlas.core.validation import check_epsilon
 from dpatlas.spatial.adjacency import SiteAdjacency
 from dpatlas.spatial.backends import SITE_COUNTS
 from dpatlas.spatial.binning import bin_points
 from dpatlas.spatial.grid import Grid
-from dpatlas.spatial.methods import METHODS, SiteCounts, check_options
+from dpatlas.spatial.methods import METHODS, SiteCounts, check_options, open_release
 from dpatlas.spatial.methods.auto import check_target
 from dpatlas.spatial.products.denoise import empirical_bayes
 from dpatlas.spatial.products.postprocess import consistent
 from dpatlas.spatial.products.result import Heatmap
 from dpatlas.spatial.sites import bound_contributions, individual_ids, site_coordinates
 
-__all__ = ["heatmap"]
+__all__ = ["check_heatmap", "heatmap"]
 
 
 def _adjacency(adjacency: SiteAdjacency | None, max_sites_per_individual: int) -> SiteAdjacency:
@@ -57,6 +56,74 @@ def _adjacency(adjacency: SiteAdjacency | None, max_sites_per_individual: int) -
     return adjacency
 
 
+def _check_grid(grid: Any) -> Grid:
+    if not isinstance(grid, Grid):
+        raise TypeError(
+            f"grid must be a dpatlas.spatial.Grid (Grid.from_bounds / Grid.from_polygon), "
+            f"got {type(grid).__name__}"
+        )
+    return grid
+
+
+def _public_inputs(
+    grid: Grid,
+    epsilon: float,
+    method: str,
+    target: str,
+    method_options: Mapping[str, Any] | None,
+    budget: Budget | None,
+    max_sites_per_individual: int,
+    adjacency: SiteAdjacency | None,
+) -> tuple[float, dict[str, Any], SiteAdjacency]:
+    """ε, the method's options and the neighbour relation, every public refusal run first."""
+    eps = check_epsilon(epsilon)
+    target = check_target(target)
+    options = check_options(method, method_options)
+    adj = _adjacency(adjacency, max_sites_per_individual)
+    if method == "auto":
+        options["target"] = target
+    grid = _check_grid(grid)
+    charge = open_release(method, grid, epsilon=eps, sensitivity=adj.sensitivity, options=options)
+    open_charge(charge.cost, budget, mechanism=charge.mechanism)  # checked: the method debits
+    return eps, options, adj
+
+
+def check_heatmap(
+    grid: Grid,
+    *,
+    epsilon: float,
+    method: str = "auto",
+    target: str = "cells",
+    method_options: Mapping[str, Any] | None = None,
+    max_sites_per_individual: int = 1,
+    adjacency: SiteAdjacency | None = None,
+) -> None:
+    """Refuse what :func:`heatmap` would refuse on these public inputs, before any site is read.
+
+    The checks :func:`heatmap` runs first but the budget's, for a caller (the command line)
+    that reads the sites itself: bad parameters, and an ε (or a part of it) whose noise the
+    exact samplers cannot draw. Every map costs ``Cost.pure(epsilon)``; check the budget
+    with :func:`~dpatlas.core.accounting.charge.open_charge`. Nothing is spent.
+
+    Parameters
+    ----------
+    grid, epsilon, method, target, method_options, max_sites_per_individual, adjacency
+        As in :func:`heatmap`.
+
+    Examples
+    --------
+    >>> g = Grid.from_bounds((0, 0, 64_000, 64_000), cell_size=1_000, crs="EPSG:3035")
+    >>> check_heatmap(g, epsilon=0.5, target="regions")
+    >>> check_heatmap(g, epsilon=1e-14, target="regions")
+    Traceback (most recent call last):
+    ...
+    ValueError: noise scale sensitivity/epsilon is about 2**59, too large (> 2**50) ...
+    """
+    _public_inputs(
+        grid, epsilon, method, target, method_options, None, max_sites_per_individual, adjacency
+    )
+
+
 def site_counts(
     sites: Any,
     grid: Grid,
@@ -67,11 +134,7 @@ def site_counts(
     individual_column: Any = None,
 ) -> SiteCounts:
     """Exact, contribution-bounded counts of the released cells (private; for release methods)."""
-    if not isinstance(grid, Grid):
-        raise TypeError(
-            f"grid must be a dpatlas.spatial.Grid (Grid.from_bounds / Grid.from_polygon), "
-            f"got {type(grid).__name__}"
-        )
+    _check_grid(grid)
     x, y = site_coordinates(sites, grid.crs, crs)
     if individual_column is not None:
         owners = individual_ids(sites, individual_column, len(x))
@@ -180,12 +243,10 @@ def heatmap(
     >>> hm.release.metadata["target"], hm.release.metadata["auto_choice"]
     ('cells', 'uniform')
     """
-    eps = check_epsilon(epsilon)
-    target = check_target(target)
     elsewhere = SITE_COUNTS.on(backend)  # the same counts, e.g. on Dask (dpatlas.dask)
-    options = check_options(method, method_options)
-    adj = _adjacency(adjacency, max_sites_per_individual)
-    open_charge(Cost.pure(eps), budget, mechanism=f"heatmap/{method}")  # refuse before the data
+    eps, options, adj = _public_inputs(
+        grid, epsilon, method, target, method_options, budget, max_sites_per_individual, adjacency
+    )
     source = get_source(rng)
     if elsewhere is not None:
         data = elsewhere(
@@ -193,8 +254,6 @@ def heatmap(
         )
     else:
         data = site_counts(sites, grid, adj, source, crs=crs, individual_column=individual_column)
-    if method == "auto":
-        options["target"] = target
     release = METHODS[method](data, grid, epsilon=eps, source=source, budget=budget, **options)
     metadata = {
         **release.metadata,

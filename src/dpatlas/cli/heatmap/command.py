@@ -217,6 +217,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
     from dpatlas.core.accounting.charge import open_charge
     from dpatlas.core.accounting.cost import Cost
     from dpatlas.spatial import heatmap
+    from dpatlas.spatial.heatmap import check_heatmap
     from dpatlas.spatial.products.formats.facts import release_facts
 
     check_outputs(args.out, args)
@@ -236,6 +237,13 @@ def run(args: argparse.Namespace, out: Output) -> int:
             )
         budget = release_budget(args, out)
         # refuse before the sites are read (checked only: the release debits)
+        check_heatmap(
+            grid,
+            epsilon=args.epsilon,
+            method=args.method,
+            target=args.target,
+            max_sites_per_individual=args.max_sites,
+        )
         open_charge(Cost.pure(args.epsilon), budget, mechanism=f"heatmap/{args.method}")
         with bar.step("reading sites"):
             sites = read_points(args.points, csv, args.layer)

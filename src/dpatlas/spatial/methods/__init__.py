@@ -8,6 +8,9 @@ and the sensitivity), the public grid, ε, the random source and the budget. It 
 Multi-level methods (:mod:`.adaptive`, :mod:`.privtree`, and :mod:`.auto` which picks one) are
 added with :func:`register_method` and put their tree in the release's ``metadata``; extra
 keyword-only parameters of a method are its options (``heatmap(..., method_options=...)``).
+A method's refusals that rest on public inputs only (ε, the sensitivity, its options, the grid:
+e.g. a part of ε whose noise cannot be sampled) are registered with :func:`register_check`,
+and :func:`open_release` runs them before the sites are read.
 """
 
 from __future__ import annotations
@@ -15,22 +18,28 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Protocol
 
 import numpy as np
 
 from dpatlas.core.accounting.budget import Budget
-from dpatlas.core.noise.discrete_laplace import discrete_laplace
+from dpatlas.core.accounting.charge import Charge, open_charge
+from dpatlas.core.accounting.cost import Cost
+from dpatlas.core.noise.discrete_laplace import discrete_laplace, discrete_laplace_cost
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RandomSource
 from dpatlas.spatial.grid import Grid
 
 __all__ = [
+    "CHECKS",
     "METHODS",
     "Method",
     "SiteCounts",
     "check_n_sites",
     "check_options",
+    "open_release",
+    "register_check",
     "register_method",
     "uniform",
 ]
@@ -71,6 +80,8 @@ class Method(Protocol):
 
 
 METHODS: dict[str, Method] = {}
+CHECKS: dict[str, Callable[..., Charge]] = {}
+"""Public checks of the methods, by name (:func:`register_check`)."""
 
 
 def register_method(name: str) -> Callable[[Method], Method]:
@@ -87,6 +98,62 @@ def register_method(name: str) -> Callable[[Method], Method]:
         return fn
 
     return add
+
+
+def register_check(name: str) -> Callable[[Callable[..., Charge]], Callable[..., Charge]]:
+    """Decorator that registers the public check of method ``name`` for :func:`open_release`.
+
+    A check is called as ``check(grid, epsilon=..., sensitivity=..., **options)``, with every
+    keyword option of the method (its defaults filled in); it reads public values only, raises
+    what the method would raise on them, and returns the release's
+    :class:`~dpatlas.core.accounting.charge.Charge`, opened without a budget.
+
+    Examples
+    --------
+    >>> CHECKS["uniform"] is check_uniform
+    True
+    """
+
+    def add(fn: Callable[..., Charge]) -> Callable[..., Charge]:
+        CHECKS[name] = fn
+        return fn
+
+    return add
+
+
+def open_release(
+    method: str, grid: Grid, *, epsilon: float, sensitivity: int, options: Mapping[str, Any]
+) -> Charge:
+    """Refuse, before the sites are read, what ``method`` would refuse on public inputs alone.
+
+    Runs the method's registered check (:func:`register_check`) with ``options`` over the
+    method's defaults: bad options, or a part of ε whose noise scale the exact samplers cannot
+    draw. The caller checks the returned charge's cost against its budget.
+
+    Returns
+    -------
+    Charge
+        The release's charge, opened without a budget (nothing to spend); the method opens
+        and debits its own.
+
+    Examples
+    --------
+    >>> g = Grid.from_bounds((0, 0, 2, 1), cell_size=1, crs="EPSG:3035")
+    >>> open_release("uniform", g, epsilon=0.5, sensitivity=1, options={})
+    Charge(Cost(epsilon=0.5, delta=0.0, rho=0.125), mechanism='heatmap/uniform', open)
+    >>> open_release("uniform", g, epsilon=1e-300, sensitivity=1, options={})
+    Traceback (most recent call last):
+    ...
+    ValueError: noise scale sensitivity/epsilon is about 2**997, too large (> 2**50) ...
+    """
+    check = CHECKS.get(method)
+    if check is None:
+        return open_charge(Cost.pure(epsilon), None, mechanism=f"heatmap/{method}")
+    params = inspect.signature(METHODS[method]).parameters.values()
+    defaults = {
+        p.name: p.default for p in params if p.kind is p.KEYWORD_ONLY and p.default is not p.empty
+    }
+    return check(grid, epsilon=epsilon, sensitivity=sensitivity, **{**defaults, **options})
 
 
 def check_n_sites(n_sites: Any) -> float | None:
@@ -137,6 +204,24 @@ def check_options(method: str, options: Mapping[str, Any] | None) -> dict[str, A
                 f"{', '.join(accepted) or 'none'}"
             )
     return dict(options or {})
+
+
+@register_check("uniform")
+def check_uniform(grid: Grid, *, epsilon: float, sensitivity: int) -> Charge:
+    """The uniform grid's charge: ε for the map, and its one scale ``Δ/ε`` checked.
+
+    Examples
+    --------
+    >>> g = Grid.from_bounds((0, 0, 2, 1), cell_size=1, crs="EPSG:3035")
+    >>> check_uniform(g, epsilon=0.25, sensitivity=2).cost.epsilon
+    0.25
+    """
+    return open_charge(
+        discrete_laplace_cost(sensitivity, epsilon),
+        None,
+        mechanism="heatmap/uniform",
+        scales=[Fraction(sensitivity) / Fraction(epsilon)],
+    )
 
 
 @register_method("uniform")

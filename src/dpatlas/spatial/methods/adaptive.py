@@ -25,18 +25,18 @@ from fractions import Fraction
 import numpy as np
 
 from dpatlas.core.accounting.budget import Budget
-from dpatlas.core.accounting.charge import open_charge
+from dpatlas.core.accounting.charge import Charge, open_charge
 from dpatlas.core.accounting.cost import Cost, split
 from dpatlas.core.noise.discrete_laplace import discrete_laplace
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RandomSource
 from dpatlas.spatial.grid import Grid
-from dpatlas.spatial.methods import SiteCounts, check_n_sites, register_method
+from dpatlas.spatial.methods import SiteCounts, check_n_sites, register_check, register_method
 from dpatlas.spatial.methods._cells import block_edges, cell_grid, prefix_sums, rect_sums
 from dpatlas.spatial.methods._tree_release import tree_release
 from dpatlas.spatial.tree.hierarchy import Hierarchy
 
-__all__ = ["adaptive_release", "first_level_size"]
+__all__ = ["adaptive_release", "check_adaptive", "first_level_size"]
 
 
 def first_level_size(n_sites: float, epsilon: float, shape: tuple[int, int]) -> tuple[int, int]:
@@ -83,6 +83,60 @@ def _noisy(
     return noisy, variance, float(release.scale)  # type: ignore[arg-type]
 
 
+def _plan(
+    epsilon: float,
+    sensitivity: int,
+    budget: Budget | None,
+    *,
+    n_sites: float | None,
+    n_fraction: float,
+    alpha: float,
+) -> tuple[Charge, tuple[float, float, float]]:
+    """The open charge and ``(ε_N, ε₁, ε₂)`` (``ε_N = 0`` for a public N), from public values."""
+    for name, value in (("n_fraction", n_fraction), ("alpha", alpha)):
+        if not (isinstance(value, float) and 0.0 < value < 1.0):
+            raise ValueError(f"{name} must be a float in (0, 1), got {value!r}")
+    if check_n_sites(n_sites) is None:  # parts with an exact sum <= ε
+        eps_n, eps1, eps2 = split(
+            epsilon, [n_fraction, *((1 - n_fraction) * s for s in (alpha, 1 - alpha))]
+        )
+    else:
+        eps_n, (eps1, eps2) = 0.0, split(epsilon, [alpha, 1 - alpha])
+    parts = [eps1, eps2, *([eps_n] if eps_n else [])]
+    note = f"N ε={eps_n:g}, level 1 ε={eps1:g}, level 2 ε={eps2:g}"
+    charge = open_charge(
+        Cost.compose(Cost.pure(e) for e in parts), budget, mechanism="heatmap/adaptive",
+        note=note, scales=[sensitivity / Fraction(e) for e in parts],
+    )  # fmt: skip
+    return charge, (eps_n, eps1, eps2)
+
+
+@register_check("adaptive")
+def check_adaptive(
+    grid: Grid,
+    *,
+    epsilon: float,
+    sensitivity: int,
+    n_sites: float | None,
+    n_fraction: float,
+    alpha: float,
+) -> Charge:
+    """AG's charge, with its options and the scales of its three parts checked.
+
+    Examples
+    --------
+    >>> g = Grid.from_bounds((0, 0, 64, 64), cell_size=1, crs="EPSG:3035")
+    >>> opts = {"n_sites": None, "n_fraction": 0.02, "alpha": 0.5}
+    >>> check_adaptive(g, epsilon=1.0, sensitivity=1, **opts).cost.epsilon
+    1.0
+    >>> check_adaptive(g, epsilon=1e-14, sensitivity=1, **opts)
+    Traceback (most recent call last):
+    ...
+    ValueError: noise scale sensitivity/epsilon is about 2**53, too large (> 2**50) ...
+    """
+    return _plan(epsilon, sensitivity, None, n_sites=n_sites, n_fraction=n_fraction, alpha=alpha)[0]
+
+
 @register_method("adaptive")
 def adaptive_release(
     data: SiteCounts,
@@ -119,24 +173,12 @@ def adaptive_release(
     >>> rel.mechanism, rel.metadata["level1_blocks"], rel.metadata["n_sites_public"]
     ('heatmap/adaptive', [25, 25], False)
     """
-    for name, value in (("n_fraction", n_fraction), ("alpha", alpha)):
-        if not (isinstance(value, float) and 0.0 < value < 1.0):
-            raise ValueError(f"{name} must be a float in (0, 1), got {value!r}")
-    n_sites = check_n_sites(n_sites)
     k = data.sensitivity
-    if n_sites is None:  # parts with an exact sum <= ε
-        eps_n, eps1, eps2 = split(
-            epsilon, [n_fraction, *((1 - n_fraction) * s for s in (alpha, 1 - alpha))]
-        )
-    else:
-        eps_n, (eps1, eps2) = 0.0, split(epsilon, [alpha, 1 - alpha])
+    charge, (eps_n, eps1, eps2) = _plan(
+        epsilon, k, budget, n_sites=n_sites, n_fraction=n_fraction, alpha=alpha
+    )
+    n_sites = check_n_sites(n_sites)
     eps_grid = eps1 + eps2
-    parts = [eps1, eps2, *([eps_n] if eps_n else [])]
-    note = f"N ε={eps_n:g}, level 1 ε={eps1:g}, level 2 ε={eps2:g}"
-    charge = open_charge(
-        Cost.compose(Cost.pure(e) for e in parts), budget, mechanism="heatmap/adaptive",
-        note=note, scales=[k / Fraction(e) for e in parts],
-    )  # fmt: skip
     charge.debit()
     counts, released = cell_grid(data.counts, grid), grid.released
     count_table, cell_table = prefix_sums(counts), prefix_sums(released)

@@ -39,12 +39,20 @@ from types import MappingProxyType
 from typing import Any
 
 from dpatlas.core.accounting.budget import Budget
+from dpatlas.core.accounting.charge import Charge
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RandomSource
 from dpatlas.spatial.grid import Grid
-from dpatlas.spatial.methods import METHODS, SiteCounts, check_n_sites, register_method
+from dpatlas.spatial.methods import (
+    METHODS,
+    SiteCounts,
+    check_n_sites,
+    open_release,
+    register_check,
+    register_method,
+)
 
-__all__ = ["PRIVTREE_OPTIONS", "TARGETS", "auto", "check_target", "choose_method"]
+__all__ = ["PRIVTREE_OPTIONS", "TARGETS", "auto", "check_auto", "check_target", "choose_method"]
 
 TARGETS = ("cells", "regions")
 """The questions a map can be built for: counts of single cells, or of regions."""
@@ -102,6 +110,23 @@ def choose_method(
     if n_sites is not None and n_sites * epsilon / cells >= DENSE_SITES_EPSILON_PER_CELL:
         return "uniform"
     return "privtree"
+
+
+@register_check("auto")
+def check_auto(
+    grid: Grid, *, epsilon: float, sensitivity: int, n_sites: float | None, target: str
+) -> Charge:
+    """The chosen method's public check, with the options :func:`auto` gives it.
+
+    Examples
+    --------
+    >>> g = Grid.from_bounds((0, 0, 64, 64), cell_size=1, crs="EPSG:3035")
+    >>> check_auto(g, epsilon=1.0, sensitivity=1, n_sites=None, target="regions").mechanism
+    'heatmap/privtree'
+    """
+    choice = choose_method(grid, epsilon, check_n_sites(n_sites), target)
+    options = PRIVTREE_OPTIONS if choice == "privtree" else {}
+    return open_release(choice, grid, epsilon=epsilon, sensitivity=sensitivity, options=options)
 
 
 @register_method("auto")

@@ -15,19 +15,19 @@ from fractions import Fraction
 import numpy as np
 
 from dpatlas.core.accounting.budget import Budget
-from dpatlas.core.accounting.charge import open_charge
+from dpatlas.core.accounting.charge import Charge, open_charge
 from dpatlas.core.accounting.cost import Cost, split
 from dpatlas.core.noise.discrete_laplace import discrete_laplace
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RandomSource
 from dpatlas.spatial.grid import Grid
-from dpatlas.spatial.methods import SiteCounts, register_method
+from dpatlas.spatial.methods import SiteCounts, register_check, register_method
 from dpatlas.spatial.methods._cells import cell_grid, prefix_sums, rect_sums
 from dpatlas.spatial.methods._splitrule import SplitRule, split_rule
 from dpatlas.spatial.methods._tree_release import tree_release
 from dpatlas.spatial.tree.hierarchy import Hierarchy
 
-__all__ = ["grow_tree", "privtree_release"]
+__all__ = ["check_privtree", "grow_tree", "privtree_release"]
 
 
 def _halves(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -83,6 +83,68 @@ def grow_tree(
     return out
 
 
+def _plan(
+    epsilon: float,
+    sensitivity: int,
+    budget: Budget | None,
+    *,
+    tree_fraction: float,
+    theta: float | None,
+    theta_levels: float,
+) -> tuple[Charge, SplitRule, float, float]:
+    """The open charge, the split rule and ``(ε_tree, ε_leaf)``, from public values only."""
+    if not (isinstance(tree_fraction, float) and 0.0 < tree_fraction < 1.0):
+        raise ValueError(f"tree_fraction must be a float in (0, 1), got {tree_fraction!r}")
+    if theta is not None and theta_levels != 1.0:
+        raise ValueError(
+            f"give theta (counts) or theta_levels (levels of bias), not both: got theta={theta!r}, "
+            f"theta_levels={theta_levels!r}"
+        )
+    eps_tree, eps_leaf = split(epsilon, [tree_fraction, 1.0 - tree_fraction])  # sum <= ε
+    rule = split_rule(eps_tree, sensitivity=sensitivity, theta=theta, theta_levels=theta_levels)
+    charge = open_charge(
+        Cost.pure(eps_tree) + Cost.pure(eps_leaf),
+        budget,
+        mechanism="heatmap/privtree",
+        note=f"tree ε={eps_tree:g} (any depth), leaf counts ε={eps_leaf:g}",
+        scales=[sensitivity / Fraction(eps_leaf)],
+    )
+    return charge, rule, eps_tree, eps_leaf
+
+
+@register_check("privtree")
+def check_privtree(
+    grid: Grid,
+    *,
+    epsilon: float,
+    sensitivity: int,
+    tree_fraction: float,
+    theta: float | None,
+    theta_levels: float,
+) -> Charge:
+    """PrivTree's charge, with its options, its split rule and its leaf scale checked.
+
+    Examples
+    --------
+    >>> g = Grid.from_bounds((0, 0, 64, 64), cell_size=1, crs="EPSG:3035")
+    >>> opts = {"tree_fraction": 0.5, "theta": None, "theta_levels": 1.0}
+    >>> check_privtree(g, epsilon=1.0, sensitivity=1, **opts).cost.epsilon
+    1.0
+    >>> check_privtree(g, epsilon=1e-14, sensitivity=1, **opts)
+    Traceback (most recent call last):
+    ...
+    ValueError: noise scale sensitivity/epsilon is about 2**58, too large (> 2**50) ...
+    """
+    return _plan(
+        epsilon,
+        sensitivity,
+        None,
+        tree_fraction=tree_fraction,
+        theta=theta,
+        theta_levels=theta_levels,
+    )[0]
+
+
 @register_method("privtree")
 def privtree_release(
     data: SiteCounts,
@@ -127,23 +189,13 @@ def privtree_release(
     >>> int(h.depth.max()), bool(rel.value[:64].min() > 450), bool(abs(rel.value.sum() - 32_000) < 500)
     (6, True, True)
     """
-    if not (isinstance(tree_fraction, float) and 0.0 < tree_fraction < 1.0):
-        raise ValueError(f"tree_fraction must be a float in (0, 1), got {tree_fraction!r}")
-    if theta is not None and theta_levels != 1.0:
-        raise ValueError(
-            f"give theta (counts) or theta_levels (levels of bias), not both: got theta={theta!r}, "
-            f"theta_levels={theta_levels!r}"
-        )
-    eps_tree, eps_leaf = split(epsilon, [tree_fraction, 1.0 - tree_fraction])  # sum <= ε
-    rule = split_rule(
-        eps_tree, sensitivity=data.sensitivity, theta=theta, theta_levels=theta_levels
-    )
-    charge = open_charge(
-        Cost.pure(eps_tree) + Cost.pure(eps_leaf),
+    charge, rule, eps_tree, eps_leaf = _plan(
+        epsilon,
+        data.sensitivity,
         budget,
-        mechanism="heatmap/privtree",
-        note=f"tree ε={eps_tree:g} (any depth), leaf counts ε={eps_leaf:g}",
-        scales=[data.sensitivity / Fraction(eps_leaf)],
+        tree_fraction=tree_fraction,
+        theta=theta,
+        theta_levels=theta_levels,
     )
     charge.debit()
     counts = cell_grid(data.counts, grid)
