@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from shapely.geometry import Point
 from tests.helpers.distributions import assert_scale_detected, dlap_pmf
+from tests.helpers.unreadable import Unreadable
 
 from dpatlas.core import Budget, get_source
 from dpatlas.spatial import Grid, SiteAdjacency, bin_points, heatmap
@@ -148,19 +149,6 @@ def test_empty_site_set_is_a_valid_dataset():
     assert hm.release.value.shape == (GRID.n_cells,)
 
 
-class _Unreadable:
-    """Sites whose every access fails: a refusal raised before it never read them."""
-
-    def __getattr__(self, name: str) -> None:
-        raise AssertionError(f"the sites were read ({name}) before a public refusal")
-
-    def __len__(self) -> int:
-        raise AssertionError("the sites were read (len) before a public refusal")
-
-    def __iter__(self) -> None:
-        raise AssertionError("the sites were read (iter) before a public refusal")
-
-
 @pytest.mark.parametrize(
     ("method", "target", "epsilon", "k"),
     [
@@ -179,7 +167,7 @@ def test_an_epsilon_too_small_to_sample_is_refused_before_the_sites_are_read(
     budget = Budget(1.0)
     with pytest.raises(ValueError, match=r"too large \(> 2\*\*50\) to sample exactly"):
         heatmap(
-            _Unreadable(),
+            Unreadable(),
             GRID,
             epsilon=epsilon,
             method=method,

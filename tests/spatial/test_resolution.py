@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 from shapely.geometry import box
+from tests.helpers.unreadable import Unreadable
 
 from dpatlas.core import Budget
 from dpatlas.errors import BudgetExceededError
@@ -93,3 +94,14 @@ def test_a_study_area_as_a_geoseries_uses_its_area():
     )
     with pytest.raises(ValueError, match=r"needs a projected CRS \(metres\), got EPSG:4326"):
         suggest_cell_size(area.to_crs(4326), epsilon=1.0, n_sites=10_000)
+
+
+def test_an_estimate_too_small_to_sample_is_refused_before_the_sites_are_read():
+    """The scale k/ε was checked at the debit, after the sites were read (nothing spent)."""
+    grid = Grid.from_bounds((0, 0, 2_000, 2_000), cell_size=1_000, crs="EPSG:3035")
+    budget = Budget(1.0)
+    with pytest.raises(ValueError, match=r"too large \(> 2\*\*50\) to sample exactly"):
+        estimate_n_sites(
+            Unreadable(), grid, epsilon=1e-15, max_sites_per_individual=2, budget=budget
+        )
+    assert budget.history == ()

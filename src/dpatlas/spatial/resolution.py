@@ -151,10 +151,11 @@ def estimate_n_sites(
         budget,
         mechanism="heatmap/n_sites",
         note="noisy number of sites, for choosing the cell size",
+        scales=[adjacency.sensitivity / Fraction(eps)],  # k: public, checked before the read
     )
     source = get_source(rng)
     data = site_counts(sites, grid, adjacency, source, crs=crs, individual_column=individual_column)
-    charge.debit([data.sensitivity / Fraction(eps)])  # k or 2k: public (the relation)
+    charge.debit()
     rel = discrete_laplace(
         int(data.counts.sum()), sensitivity=data.sensitivity, epsilon=eps, rng=source
     )
