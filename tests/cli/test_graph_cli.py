@@ -393,6 +393,47 @@ def test_too_many_nodes_are_refused_before_the_file_is_read(cli, tmp_path, comma
     assert "--nodes must be below 2**31 (node ids are held in int32 CSR arrays)" in res.err
 
 
+@pytest.mark.parametrize(
+    ("command", "nodes", "need"),
+    [
+        ("edges", 2 * 10**9, "59.6 GiB of memory (32 bytes per node for dpatlas edges)"),
+        ("degrees", 10**8, "18.6 GiB of memory (200 bytes per node for dpatlas degrees)"),
+        ("kstars", 10**8, "18.6 GiB of memory (200 bytes per node for dpatlas kstars)"),
+        ("clustering", 10**8, "20.9 GiB of memory (224 bytes per node for dpatlas clustering)"),
+        ("triangles", 10**8, "18.6 GiB of memory (200 bytes per node for dpatlas triangles)"),
+        ("synthesize", 10**8, "59.6 GiB of memory (640 bytes per node for dpatlas synthesize)"),
+    ],
+)
+def test_more_nodes_than_memory_holds_are_refused_before_the_file_is_read(
+    cli, tmp_path, monkeypatch, command, nodes, need
+):
+    """A mistyped --nodes below 2**31 was read, then exhausted memory; found by a hand fuzz."""
+    monkeypatch.setattr("dpatlas.graph.input._convert.physical_memory", lambda: 4 * 2**30)
+    edges = tmp_path / "edges.txt"
+    edges.write_text("0,1\n")  # unreadable: the --nodes refusal must come first
+    extra = f" --out {tmp_path / 's.txt'}" if command == "synthesize" else ""
+    extra += " --k 2" if command == "kstars" else ""
+    res = cli(command, edges, opts=f"--nodes {nodes}{extra}")
+    assert res.code == 2
+    assert f"--nodes {nodes} needs about {need}, more than this machine's 4.0 GiB; " in res.err
+    assert "check --nodes N (the public number of nodes; at most " in res.err
+    assert len(res.err.strip().splitlines()) == 1, res.err
+
+
+def test_ten_million_nodes_pass_the_memory_guard_of_a_4_gib_machine(cli, tmp_path, monkeypatch):
+    """The guard refuses no realistic graph: 10**7 nodes reach the file (which is refused)."""
+    monkeypatch.setattr("dpatlas.graph.input._convert.physical_memory", lambda: 4 * 2**30)
+    edges = tmp_path / "edges.txt"
+    edges.write_text("0,1\n")
+    for command in ("degrees", "triangles", "clustering"):
+        res = cli(command, edges, opts="--nodes 10000000")
+        assert res.code == 2
+        assert "edges.txt" in res.err, res.err
+        assert "memory" not in res.err, res.err
+    res = cli("degrees", edges, opts="--nodes 10000000 --json")  # its per-node JSON does not fit
+    assert "--nodes 10000000 needs about 6.1 GiB of memory (650 bytes per node" in res.err
+
+
 def test_a_repeated_node_id_and_a_directory_as_edges_are_named(cli, tmp_path):
     (tmp_path / "nodes.txt").write_text("0\n1\n1\n2\n")
     res = cli("edges", LESMIS, "--node-list", tmp_path / "nodes.txt")

@@ -28,3 +28,26 @@ def test_nodes_as_an_empty_list_or_a_set():
     g = as_edge_graph([(2, 0)], nodes={2, 0, 1})
     assert g.ids.tolist() == [0, 1, 2]
     assert g.degrees.tolist() == [1, 0, 1]
+
+
+FOUR_GIB = 4 * 2**30
+
+
+@pytest.fixture
+def four_gib(monkeypatch: pytest.MonkeyPatch) -> None:
+    """This machine, as far as the memory guard sees, has 4 GiB of physical memory."""
+    monkeypatch.setattr("dpatlas.graph.input._convert.physical_memory", lambda: FOUR_GIB)
+
+
+def test_an_n_whose_graph_exceeds_memory_is_refused_before_the_file_is_read(tmp_path, four_gib):
+    """A mistyped n below 2**31 was read and then ran out of memory building the graph (n int64
+    ids and more per node); found by a hand fuzz. 2·10**8 nodes need about 6 GiB."""
+    missing = tmp_path / "not-yet-written.txt"
+    with pytest.raises(ValueError, match=r"^n=200000000 needs about 6\.0 GiB of memory \(32 by"):
+        read_edgelist(missing, n=200_000_000)
+    with pytest.raises(ValueError, match=r"check n= \(the public number of nodes; at most 134,"):
+        as_edge_graph(np.array([[0, 1]]), n=200_000_000)
+
+
+def test_an_n_whose_graph_fits_is_not_refused(four_gib):
+    assert as_edge_graph(np.array([[0, 1]]), n=10**7).n == 10**7  # 0.3 GiB

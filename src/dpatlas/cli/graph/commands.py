@@ -138,10 +138,11 @@ def _checked(stat: Statistic, args: argparse.Namespace) -> dict[str, Any]:
         )
     if args.nodes is not None and args.nodes < 1:
         raise UsageError(f"--nodes must be a whole number >= 1, got {args.nodes}")
-    if args.nodes is not None:
+    if args.nodes is not None:  # too many for the CSR arrays or memory: refused before the read
         from dpatlas.graph.input._convert import check_node_count
 
-        check_node_count(args.nodes)  # too many for the CSR arrays: refused before the file is read
+        per_node = stat.bytes_per_node + (stat.json_bytes_per_node if args.json else 0)
+        check_node_count(args.nodes, per_node, f"for dpatlas {stat.name}")
     kwargs: dict[str, Any] = {"epsilon": args.epsilon, "rng": args.seed}
     if stat.methods:
         kwargs["method"] = method

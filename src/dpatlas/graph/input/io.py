@@ -16,7 +16,7 @@ from typing import IO, Any, cast
 import numpy as np
 
 from dpatlas.core.validation import is_integer_text
-from dpatlas.graph.input._convert import from_edges
+from dpatlas.graph.input._convert import GRAPH_BYTES_PER_NODE, check_node_count, from_edges
 from dpatlas.graph.input.edgegraph import EdgeGraph
 
 __all__ = ["read_edgelist"]
@@ -63,7 +63,9 @@ def read_edgelist(
     n : int, optional
         Public number of nodes; ids must then lie in ``0 .. n-1``. Without ``n`` or ``nodes``
         the node set is the set of ids seen in the file and ``nodes_public`` is False: under
-        edge-DP the node set must come from the user (a release function should warn).
+        edge-DP the node set must come from the user (a release function should warn). An
+        ``n`` of ``2**31`` or more, or one whose graph would not fit in this machine's physical
+        memory (about 32 bytes per node), is refused before the file is read.
     nodes : array-like of int, optional
         Public node ids (every id in the file must be one of them).
     comments : str or None, default "#"
@@ -93,6 +95,8 @@ def read_edgelist(
     >>> g, g.ids.tolist()
     (EdgeGraph(n=3, m=2, nodes_public=False), [3, 7, 12])
     """
+    if n is not None:  # public: refused before the file is read
+        check_node_count(n, GRAPH_BYTES_PER_NODE, "to build the graph")
     p = Path(path)
     if p.is_dir():
         raise IsADirectoryError(
