@@ -76,6 +76,15 @@ def test_csv_options_separator_and_names(cli, tmp_path):
             "--crs EPSG:4326 is geographic (degrees), but cells are measured in metres: use "
             "--crs EPSG:32650 (WGS 84 / UTM zone 50N, for the study area around 116.4°E 40.0°N)",
         ),
+        (  # once "is in metre": geocentric x, y, z in metres are no map
+            f"--extent {BEIJING} --extent-crs EPSG:4326 --crs EPSG:4978",
+            "--crs EPSG:4978 is geocentric (Earth-centred x, y, z: not a map projection), but "
+            "cells are measured in metres: use --crs EPSG:32650 (WGS 84 / UTM zone 50N",
+        ),
+        (
+            f"--extent {BEIJING} --extent-crs EPSG:4326 --crs EPSG:5703",
+            "--crs EPSG:5703 is unprojected (Vertical CRS), but cells are measured in metres",
+        ),
         (
             f"--extent {BEIJING} --crs EPSG:32650",
             "the study area is 0.4 x 0.3 m in EPSG:32650, smaller than one 500 m cell; these look "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tracemalloc
 
 import geopandas as gpd
@@ -31,10 +32,24 @@ def test_from_bounds_rounds_up_to_whole_cells_without_float_drift():
 
 
 def test_geographic_crs_refused_with_fix():
-    with pytest.raises(ValueError, match=r"geographic; pick an equal-area .*EPSG:3035.*EPSG:5070"):
+    with pytest.raises(ValueError, match=r"geographic \(degrees\); pick an equal-area .*EPSG:3035"):
         Grid.from_bounds((-10, 40, 10, 50), cell_size=1_000, crs="EPSG:4326")
     with pytest.raises(ValueError, match=r"EPSG:6933 \(global\).*`to_crs\(\)`"):
         Grid.from_polygon(box(0, 0, 1, 1), cell_size=1, crs=4326)
+
+
+@pytest.mark.parametrize(
+    ("crs", "kind"),
+    [
+        ("EPSG:4978", "geocentric (Earth-centred x, y, z: not a map projection)"),
+        ("EPSG:5703", "unprojected (Vertical CRS)"),
+        ('LOCAL_CS["site",UNIT["metre",1]]', "unprojected (Engineering CRS)"),
+    ],
+)
+def test_an_unprojected_crs_is_named_for_what_it_is(crs, kind):
+    """EPSG:4978 (geocentric, in metres) was called "geographic"; found by a hand fuzz."""
+    with pytest.raises(ValueError, match=re.escape(f"which is {kind}; pick an equal-area")):
+        Grid.from_bounds((0, 0, 10, 10), cell_size=1, crs=crs)
 
 
 def test_non_metre_crs_and_missing_crs_refused():

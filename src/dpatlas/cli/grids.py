@@ -165,6 +165,7 @@ def study_area_grid(
     from shapely.geometry import box
 
     from dpatlas.spatial import Grid
+    from dpatlas.spatial._checks import crs_kind
     from dpatlas.spatial._mask import to_crs_densified
     from dpatlas.spatial.io import read_vector
 
@@ -189,12 +190,9 @@ def study_area_grid(
     lonlat = _lonlat(tuple(outline.total_bounds), outline.crs)
     units = {axis.unit_name for axis in grid_crs.axis_info}
     if grid_crs.is_geographic or not grid_crs.is_projected or not units <= {"metre", "meter"}:
-        kind = (
-            "geographic (degrees)" if grid_crs.is_geographic else f"in {', '.join(sorted(units))}"
-        )
         raise UsageError(
-            f"--crs {crs} is {kind}, but cells are measured in metres: use {_crs_hint(lonlat)}, "
-            "or an equal-area CRS of the region"
+            f"--crs {crs} is {crs_kind(grid_crs)}, but cells are measured in metres: use "
+            f"{_crs_hint(lonlat)}, or an equal-area CRS of the region"
         )
     outline = to_crs_densified(outline, grid_crs)  # long edges stay curves, not chords
     shown = tuple(outline.total_bounds)

@@ -18,6 +18,7 @@ __all__ = [
     "check_cell_size",
     "check_max_cells",
     "check_projected_crs",
+    "crs_kind",
     "format_count",
 ]
 
@@ -31,6 +32,25 @@ _CRS_FIX = (
     "pick an equal-area projected CRS such as EPSG:3035 (Europe), EPSG:5070 (CONUS) or "
     "EPSG:6933 (global) and re-project the study area and the sites with `to_crs()`"
 )
+
+
+def crs_kind(crs: CRS) -> str:
+    """What a CRS is, in words, for a refusal of a grid CRS that is not projected in metres.
+
+    Examples
+    --------
+    >>> crs_kind(CRS("EPSG:4326")), crs_kind(CRS("EPSG:4978"))
+    ('geographic (degrees)', 'geocentric (Earth-centred x, y, z: not a map projection)')
+    >>> crs_kind(CRS("EPSG:5703")), crs_kind(CRS("EPSG:2263"))
+    ('unprojected (Vertical CRS)', 'projected in US survey foot')
+    """
+    if crs.is_geographic:
+        return "geographic (degrees)"
+    if crs.is_geocentric:
+        return "geocentric (Earth-centred x, y, z: not a map projection)"
+    if not crs.is_projected:
+        return f"unprojected ({crs.type_name})"
+    return f"projected in {', '.join(sorted({axis.unit_name for axis in crs.axis_info}))}"
 
 
 def check_projected_crs(crs: Any, name: str = "crs") -> CRS:
@@ -54,7 +74,7 @@ def check_projected_crs(crs: Any, name: str = "crs") -> CRS:
     if parsed.is_geographic or not parsed.is_projected:
         raise ValueError(
             f"{name} must be a projected CRS so that cells have a size in metres, got "
-            f"{parsed.to_string()} ({parsed.name}), which is geographic; {_CRS_FIX}"
+            f"{parsed.to_string()} ({parsed.name}), which is {crs_kind(parsed)}; {_CRS_FIX}"
         )
     units = {axis.unit_name for axis in parsed.axis_info}
     if not units <= {"metre", "meter"}:

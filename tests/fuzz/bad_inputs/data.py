@@ -205,6 +205,14 @@ DATA: tuple[Row, ...] = (
         "crs must be a projected CRS so that cells have a size in metres, got EPSG:4326",
     ),
     Row(
+        "geocentric CRS (x, y, z in metres)",
+        "spatial.Grid.from_bounds",
+        lambda _: sp.Grid.from_bounds((0, 0, 1, 1), cell_size=0.1, crs="EPSG:4978"),
+        ValueError,
+        "crs must be a projected CRS so that cells have a size in metres, got EPSG:4978 (WGS 84), "
+        "which is geocentric (Earth-centred x, y, z: not a map projection); pick an equal-area",
+    ),
+    Row(
         "missing grid CRS",
         "spatial.Grid.from_bounds",
         lambda _: sp.Grid.from_bounds((0, 0, 1, 1), cell_size=0.1, crs=None),
