@@ -12,6 +12,7 @@ import pytest
 from dpatlas.core.accounting.budget import Budget
 from dpatlas.core.noise.discrete_laplace import discrete_laplace
 from dpatlas.core.noise.local.ladder import ladder_mechanism
+from dpatlas.core.noise.local.ladder_exact import ladder_probabilities
 from dpatlas.core.noise.local.piecewise_exact import piecewise_pmf
 from dpatlas.core.noise.local.piecewise_ladder import piecewise_ladder_mechanism
 from dpatlas.core.noise.local.smooth import smooth_beta, smooth_bound, smooth_mechanism
@@ -156,3 +157,18 @@ def test_smooth_epsilon_too_small_is_refused_before_the_debit() -> None:
     with pytest.raises(ValueError, match=r"too small .* delta=1e-300 .* use epsilon >= 5\.03"):
         kstar_count("not read", 2, epsilon=2e-9, delta=1e-300, method="smooth", budget=b, n=4)
     assert b.history == ()
+
+
+def test_ten_star_ladder_of_a_420_node_star_saturates_past_the_clamp() -> None:
+    """The 10-star ladder of a 420-node star sums to about 4e20, past int64: the rung starts
+    once wrapped and put about 25% of releases inside ``±2**61``, where only the rungs that
+    start below ``T + 2**61`` (about 5% of the mass at ε = 0.02) can put them."""
+    star, eps, n = as_edge_graph(nx.star_graph(419)), 0.02, 4000
+    lad, gs, exact = kstar_ladder(star, 10), 2 * math.comb(418, 9), kstar_exact(star, 10)
+    value = min(exact, 2**61 - 1)  # the clamp of count_value
+    depth = np.cumsum([0, *(int(x) for x in lad)], dtype=object)  # exact u_r, Python ints
+    reach = int(np.searchsorted(depth.astype(float), float(value + 2**61)))  # rungs <= reach
+    inside = float(ladder_probabilities(lad, eps, reach, global_sensitivity=gs).sum())
+    rel = ladder_mechanism(value, lad, epsilon=eps, global_sensitivity=gs, rng=5, size=n)
+    share = float(np.mean(np.abs(rel.value) < 2**61))
+    assert share < inside + 5 * math.sqrt(inside * (1 - inside) / n)

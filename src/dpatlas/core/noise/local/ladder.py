@@ -132,9 +132,23 @@ def rung_sizes(lad: np.ndarray, gs: int, r: np.ndarray) -> np.ndarray:
     return out
 
 
+def _depths(lad: np.ndarray) -> np.ndarray:
+    """``u_0, u_1, ..., u_L`` (``u_t = I_0 + ... + I_{t-1}``), exact below ``CLIP``, else ``CLIP``.
+
+    An int64 ``cumsum`` would wrap past ``2**63`` (the 10-star ladder of a 420-node star sums
+    to about ``4·10**20``) and start far rungs next to the answer; every offset at or beyond
+    ``CLIP`` is capped to ``CLIP`` anyway (:func:`clamp_release`), so saturating is exact.
+    """
+    if float(np.sum(lad, dtype=np.float64)) < 2.0**62:  # the exact total is below 2**63
+        cum = np.cumsum(lad)
+    else:
+        cum = np.minimum(np.cumsum(lad.astype(object)), CLIP).astype(np.int64)
+    return np.concatenate([[0], np.minimum(cum, CLIP)])
+
+
 def _starts(lad: np.ndarray, gs: int, r: np.ndarray) -> np.ndarray:
     """``u_{r-1}`` for rungs ``r >= 1``, capped at ``CLIP``."""
-    cum = np.concatenate([[0], np.cumsum(lad)])
+    cum = _depths(lad)
     idx = np.asarray(r, dtype=np.int64) - 1
     out = cum[np.minimum(idx, lad.size)]
     extra = idx - lad.size
@@ -183,8 +197,9 @@ def _place(source: RandomSource, lad: np.ndarray, gs: int, rungs: np.ndarray) ->
     noise = np.zeros(rungs.size, dtype=np.int64)
     hit = np.flatnonzero(rungs > 0)
     width = rung_sizes(lad, gs, rungs[hit]).astype(np.uint64)
-    offset = _starts(lad, gs, rungs[hit]) + 1 + source.below(width).astype(np.int64)
-    offset = np.minimum(offset, CLIP)
+    # in uint64: a start <= CLIP plus an offset below GS < 2**63 cannot wrap
+    start = _starts(lad, gs, rungs[hit]).astype(np.uint64) + np.uint64(1)
+    offset = np.minimum(start + source.below(width), np.uint64(CLIP)).astype(np.int64)
     noise[hit] = np.where(source.bits(hit.size), -offset, offset)
     return noise
 
