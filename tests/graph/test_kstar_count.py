@@ -8,6 +8,7 @@ import math
 import networkx as nx
 import numpy as np
 import pytest
+from tests.helpers.sources import CountingSource
 
 from dpatlas.core.accounting.budget import Budget
 from dpatlas.core.noise.discrete_laplace import discrete_laplace
@@ -172,3 +173,13 @@ def test_ten_star_ladder_of_a_420_node_star_saturates_past_the_clamp() -> None:
     rel = ladder_mechanism(value, lad, epsilon=eps, global_sensitivity=gs, rng=5, size=n)
     share = float(np.mean(np.abs(rel.value) < 2**61))
     assert share < inside + 5 * math.sqrt(inside * (1 - inside) / n)
+
+
+def test_smooth_release_of_an_empty_graph_draws_noise_at_large_epsilon() -> None:
+    """The 3-star ladder of an empty graph is (0, 0, 1, ...): S = e^{-2β} underflowed to 0.0 at
+    ε = 3000 (β = 500) and the count 0 was released exactly, while a neighbour with one edge
+    (LS(1) = 1 there) gets noise of full support: an infinite privacy loss."""
+    src = CountingSource(2)
+    rel = kstar_count(nx.empty_graph(6), 3, epsilon=3000.0, method="smooth", rng=src)
+    assert rel.value == 0
+    assert src.drawn > 0

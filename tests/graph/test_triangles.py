@@ -226,3 +226,17 @@ def test_relaxed_takes_a_numpy_bool() -> None:
     rel = dpa.graph.triangle_count(g, epsilon=1.0, relaxed=np.bool_(True), rng=2)
     assert rel.metadata["relaxed"] is True
     assert rel.value == dpa.graph.triangle_count(g, epsilon=1.0, relaxed=True, rng=2).value
+
+
+@pytest.mark.parametrize("eps", [4500.0, 1e6])
+def test_smooth_bound_never_underflows_to_an_exact_release(eps: float) -> None:
+    """Two disjoint edges have LS = 0 and LS(1) = 1, so S = e^{-ε/6} > 0: it underflowed to 0.0
+    for ε >= ~4470 and the count was released exactly, while the neighbouring path gets noise
+    of full support (an infinite privacy loss). A positive S is kept >= the smallest normal
+    float, and the release draws noise."""
+    disjoint = nx.Graph([(0, 1), (2, 3)])
+    assert smooth_sensitivity(common_neighbour_stats(disjoint), smooth_beta(eps)) > 0
+    src = CountingSource(1)
+    rel = tri.triangle_count(disjoint, epsilon=eps, method="smooth", rng=src)
+    assert rel.value == 0
+    assert src.drawn > 0  # noise was drawn: the release is not the exact count

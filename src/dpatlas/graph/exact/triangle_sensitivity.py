@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from dpatlas.core.noise.local.smooth import SMALLEST
 from dpatlas.core.validation import check_epsilon
 from dpatlas.graph.exact.counting import CommonNeighbourStats
 
@@ -179,6 +180,8 @@ def smooth_sensitivity(stats: CommonNeighbourStats, beta: float, *, relaxed: boo
     uses ``U(s)``, still a β-smooth upper bound because ``U`` is a ladder:
     ``S_U(G) <= e^β S_U(G')`` for neighbours. Mechanisms: ``T + (6 S / ε) Cauchy`` with
     ``β = ε / 6`` (pure ε), or ``T + (2 S / ε) Lap(1)`` with ``β = ε / (2 ln(2 / δ))``.
+    A positive ``S`` is at least :data:`~dpatlas.core.noise.local.smooth.SMALLEST`: at large
+    β the product underflowed to 0, an exact release (see that module).
 
     Examples
     --------
@@ -194,4 +197,4 @@ def smooth_sensitivity(stats: CommonNeighbourStats, beta: float, *, relaxed: boo
         return 0.0
     score = np.log(ladder[positive].astype(np.float64)) - beta * positive
     best = int(positive[np.argmax(score)])
-    return float(ladder[best] * np.exp(-beta * best))
+    return max(float(ladder[best] * np.exp(-beta * best)), SMALLEST)

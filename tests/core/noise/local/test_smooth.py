@@ -112,6 +112,17 @@ def test_beta_and_bound() -> None:
         smooth_beta(1e-12, 1e-6)
 
 
+def test_a_positive_bound_does_not_underflow_to_zero() -> None:
+    """``S = max_t e^{-βt} I_t`` is positive as soon as an ``I_t`` or ``GS`` is: at β = 1000 the
+    product underflowed to 0.0, which the mechanism releases without noise. ``max(S, c)``
+    with a public ``c > 0`` is still β-smooth, so S is kept >= the smallest normal float."""
+    tiny = np.finfo(np.float64).smallest_normal
+    assert smooth_bound([0, 1, 2], 1000.0) >= tiny
+    assert smooth_bound([0], 1000.0, global_sensitivity=3) >= tiny
+    assert smooth_bound([0, 0, 0], 1000.0) == 0.0  # GS = 0: the count is constant
+    assert smooth_bound([0, 2], 0.5) == pytest.approx(2 * math.exp(-0.5))  # unchanged above
+
+
 def worst_pairs(eps: float, delta: float):
     """(T, S), (T', S') at the extremes the proofs allow: |T - T'| = S' and S/S' = e^{±β}."""
     beta = smooth_beta(eps, delta)

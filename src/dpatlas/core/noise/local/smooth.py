@@ -35,11 +35,17 @@ a set of mass ``<= 2 e^{-x/b} <= 2 exp(-(ε/2)/(e^{β*} - 1)) <= 2 e^{-L} <= δ`
 So ``P_G(A) <= e^ε P_G'(A) + δ`` for every set ``A``.
 
 ``S = 0`` means ``f`` is constant on every graph reachable by flips, so ``T`` is released as is.
+A positive ``S`` is never rounded to 0: ``e^{-βt} I_t`` underflows for ``βt`` above about 745
+(two disjoint edges at ε = 4500: ``S = e^{-750}``), and an exact release beside a noised
+neighbour is an infinite privacy loss. :func:`smooth_bound` returns ``max(S, SMALLEST)``
+when ``GS > 0``; a maximum with a public constant keeps (S1) and (S2)
+(``max(S(G), c) <= max(e^β S(G'), c) <= e^β max(S(G'), c)``).
 """
 
 from __future__ import annotations
 
 import math
+import sys
 from fractions import Fraction
 from typing import Any
 
@@ -56,6 +62,7 @@ from dpatlas.core.rng import RandomSource, RngLike, get_source
 from dpatlas.core.validation import check_delta, check_epsilon, check_positive_int
 
 __all__ = [
+    "SMALLEST",
     "smooth_beta",
     "smooth_bound",
     "smooth_cost",
@@ -63,6 +70,11 @@ __all__ = [
     "smooth_mechanism",
     "smooth_scale",
 ]
+
+
+SMALLEST = sys.float_info.min
+"""The least positive smooth bound (the smallest normal float): a positive ``S`` below it is
+raised to it rather than underflowing to 0 (module docstring)."""
 
 
 def smooth_beta(epsilon: float, delta: float = 0.0) -> float:
@@ -117,6 +129,7 @@ def smooth_bound(ladder: Any, beta: float, *, global_sensitivity: int | None = N
     the neighbouring path gets noise. Ladders that stop before ``GS`` are therefore accepted
     (the array is a prefix); their tail costs accuracy, not privacy. When
     ``global_sensitivity`` is omitted, ``GS`` is the last entry and the tail adds nothing.
+    When ``GS > 0`` the result is at least :data:`SMALLEST`, so it never underflows to 0.
 
     Examples
     --------
@@ -131,7 +144,8 @@ def smooth_bound(ladder: Any, beta: float, *, global_sensitivity: int | None = N
         score = np.log(lad.astype(np.float64)) - beta * np.arange(lad.size)
     best = int(np.argmax(score))
     tail = gs * math.exp(-beta * lad.size)  # the rungs t >= L, all equal to GS
-    return max(float(lad[best] * math.exp(-beta * best)), tail, float(lad[0]))  # S >= I_0 exactly
+    bound = max(float(lad[best] * math.exp(-beta * best)), tail, float(lad[0]))  # S >= I_0 exactly
+    return max(bound, SMALLEST) if gs > 0 else bound
 
 
 def _bound(bound: Any) -> float:
