@@ -169,3 +169,11 @@ def test_smooth_family_bounds_the_discrete_cauchy_and_laplace() -> None:
             assert (family.cdf(np.full(h.size, float(a)), h) <= exact[h] + 1e-12).all()
             q = int(family.quantile(np.array([float(a)]), 0.9)[0])
             assert exact[q] >= 0.9
+
+
+def test_steep_smooth_bound_stays_above_the_floored_release_bound() -> None:
+    """A release's smooth bound is at least SMALLEST when GS > 0 (no underflow to an exact
+    release); the family's S(A) must dominate it, or the interval at ε = 5000 claims no noise."""
+    beta = smooth_beta(5000.0)
+    assert steep_smooth_bound([0.0], beta, global_sensitivity=2)[0] >= smooth_bound([0, 1, 2], beta)
+    assert steep_smooth_bound([0.0], beta, global_sensitivity=0)[0] == 0.0

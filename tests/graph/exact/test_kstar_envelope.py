@@ -111,3 +111,11 @@ def test_smooth_bound_of_the_pair_ladder_is_above_real_ones(n: int, k: int, beta
         lad = kstar_ladder(as_edge_graph(G), k)
         d_max = max(d for _, d in G.degree())
         assert smooth_bound(lad, beta, global_sensitivity=gs) <= table[min(d_max, n - 2)] + 1e-9
+
+
+def test_star_smooth_bounds_stay_above_the_floored_release_bound() -> None:
+    """The 3-star ladder of an empty graph is (0, 0, 1, ...): at β = 1000 its release bound is
+    floored at SMALLEST (no underflow to 0), and the table for d_max <= 0 must dominate it."""
+    lad = kstar_ladder(as_edge_graph(nx.empty_graph(6)), 3)
+    gs = 2 * math.comb(4, 2)
+    assert star_smooth_bounds(6, 3, 1000.0)[0] >= smooth_bound(lad, 1000.0, global_sensitivity=gs)

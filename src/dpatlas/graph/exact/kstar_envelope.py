@@ -49,6 +49,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from dpatlas.core.noise.local.smooth import SMALLEST
 from dpatlas.graph.exact.kstar_sensitivity import star_gain
 
 __all__ = ["point_depth", "star_envelope", "star_smooth_bounds"]
@@ -192,4 +193,5 @@ def star_smooth_bounds(n: int, k: int, beta: float) -> np.ndarray:
         best[live] = np.maximum(best[live], math.exp(-beta * t) * (g[first] + g[second]))
         t += 1
         live = live[math.exp(-beta * t) * 2 * g[c] > best[live]]
-    return best
+    # a release's bound is at least SMALLEST when GS > 0 (smooth_bound): so is every entry
+    return np.maximum(best, SMALLEST) if g[c] > 0 else best

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from dpatlas.core.noise.local.smooth import smooth_beta
+from dpatlas.core.noise.local.smooth import SMALLEST, smooth_beta
 from dpatlas.core.validation import check_epsilon
 
 __all__ = ["SmoothFamily", "SmoothSteep", "steep_smooth_bound"]
@@ -26,7 +26,7 @@ def steep_smooth_bound(bound: Any, beta: float, *, global_sensitivity: int) -> n
     On ``t <= GS - A`` the function ``e^{-βt}(A + t)`` peaks at ``t = 1/β - A``, so the integer
     maximum is at its floor or ceiling (clipped to ``[0, GS - A]``); beyond, ``e^{-βt} GS``
     only falls. ``S`` grows with ``A``; every ladder ``I <= J(A)`` pointwise has a smaller
-    :func:`smooth_bound`.
+    :func:`smooth_bound` (both are at least ``SMALLEST`` when ``GS > 0``).
 
     Examples
     --------
@@ -44,7 +44,8 @@ def steep_smooth_bound(bound: Any, beta: float, *, global_sensitivity: int) -> n
     for t in (np.floor(peak), np.ceil(peak)):
         t = np.clip(t, 0, room)
         best = np.maximum(best, np.exp(-beta * t) * (start + t))
-    return np.maximum(best, start)
+    # a release's bound is at least SMALLEST when GS > 0 (smooth_bound): so is this one
+    return np.maximum(np.maximum(best, start), SMALLEST if gs > 0 else 0.0)
 
 
 class SmoothFamily:
