@@ -21,7 +21,10 @@ from dpatlas.graph import edge_count, triangle_count
 def test_tail_bounds_are_zero_when_the_noise_cannot_move() -> None:
     assert _halfwidth(1e-3, 0.95) == 0.0
     assert upper_tail_bound(1e-3, 0.05) == 0
-    assert smooth_halfwidth(1.0, 1e4, 1e-6, 0.95) == 0  # Laplace-smooth at b ~ 2e-4
+    # Laplace-smooth at 2S/ε ~ 2e-4: the scale is floored at 1/2 (the proof's rounding), where
+    # P(K != 0) = 2p/(1 + p) = 0.24 and P(|K| > 1) = 0.03 (p = e^-2)
+    assert smooth_halfwidth(1.0, 1e4, 1e-6, 0.7) == 0
+    assert smooth_halfwidth(1.0, 1e4, 1e-6, 0.95) == 1
     assert _halfwidth(1e-2, 0.95) == 0.0  # p = e^-100: finite, same answer by the formula
     assert _halfwidth(1.0, 0.95) == 3.0  # P(|Z| > 3) = 0.027, P(|Z| > 2) = 0.073
 

@@ -110,6 +110,11 @@ def test_beta_and_bound() -> None:
     assert smooth_bound(lad, 0.01) == pytest.approx(brute, rel=1e-12)
     with pytest.raises(ValueError, match="epsilon=1e-12 is too small"):
         smooth_beta(1e-12, 1e-6)
+    with pytest.raises(
+        ValueError, match=r"epsilon=1e-12 is too small .* delta=0 .* use epsilon >= 1\.4"
+    ):
+        smooth_beta(1e-12)  # the Cauchy proof's rounding margin 2**-37 would not fit in ε/2
+    assert smooth_beta(2.0**-36) == 2.0**-36 / 6
 
 
 def test_a_positive_bound_does_not_underflow_to_zero() -> None:
@@ -225,6 +230,19 @@ def test_scale_is_rounded_up_by_at_most_2_to_the_minus_40() -> None:
     t, s = smooth_scale(1 / 3, 0.1)
     exact = 6 * Fraction(1 / 3) / Fraction(0.1)
     assert exact <= Fraction(t, s) <= exact * (1 + Fraction(1, 2**40))
+
+
+@pytest.mark.parametrize("delta", [0.0, 1e-6])
+@pytest.mark.parametrize("bound", [1e-300, 1e-12, 1e-6, 0.01, 0.08, 0.3, 1 / 3, 7.0, 1e9])
+def test_scale_is_floored_at_one_half_and_rounded_up_within_the_proofs_2_to_the_minus_38(
+    bound: float, delta: float
+) -> None:
+    """The proofs take ``b`` rounded up by at most 2**-38 (relative). Scales far below 1/2 kept
+    only 40 bits of their fraction (1e-6 went up by about 9e-7), which breaks ``b/b' <= e^β*``
+    for the Laplace noise; such scales are now raised to 1/2, a public floor."""
+    exact = max((6 if delta == 0 else 2) * Fraction(bound) / Fraction(0.1), Fraction(1, 2))
+    t, s = smooth_scale(bound, 0.1, delta)
+    assert exact <= Fraction(t, s) <= exact * (1 + Fraction(1, 2**38))
 
 
 def test_geometric_block_index_is_exact() -> None:

@@ -17,16 +17,16 @@ These are the constants NRS (Sec. 2, admissible noise: the Cauchy-type density `
 and the Laplace density) give for continuous noise; we sample on the integer lattice (the
 answer is an integer, and no floating-point output can leak low bits: Mironov 2012), so here
 are proofs for the lattice. Write ``b, b'`` for the scales at ``G, G'``; ``b >= c·|T - T'|/ε``
-by (S1) at ``G'`` (``c`` = 6 or 2), and ``b/b' <= e^{β*}`` with ``β* = β + 2**-39`` by (S2)
-plus rounding (``b`` is rounded *up* to a fraction, relative ``<= 2**-38``; ``S`` is a float
-with ``S >= I_0`` exactly). Then ``P_G(y)/P_G'(y) = [P_b(k)/P_b'(k)] · [P_b'(k)/P_b'(k')]``
-with ``k = y - T``, ``k' = y - T'``.
+by (S1) at ``G'`` (``c`` = 6 or 2), and ``b/b' <= e^{β*}`` with ``β* = β + 2**-38`` by (S2)
+plus rounding (``b`` is floored at 1/2 and rounded *up* to a fraction, relative
+``<= 2**-38``; ``S`` is a float with ``S >= I_0`` exactly). Then
+``P_G(y)/P_G'(y) = [P_b(k)/P_b'(k)] · [P_b'(k)/P_b'(k')]`` with ``k = y - T``, ``k' = y - T'``.
 
 Cauchy. Sliding: ``(1 + (k'/b')²)/(1 + (k/b')²) <= exp(2 asinh(v/2)) <= e^v`` for
 ``v = |T - T'|/b' <= ε/6`` (the maximum over ``k`` of that ratio is ``((v + sqrt(v²+4))/2)²``).
 Dilation: ``φ(x) = x coth(πx)`` increases, so if ``b >= b'`` the ratio is
 ``<= (b/b')² φ(b')/φ(b) <= e^{2β*}``, else ``<= φ(b')/φ(b) <= b'/b <= e^{β*}``. Total
-``<= e^{ε/6 + ε/3 + 2**-38} <= e^ε``: pure ε-DP.
+``<= e^{ε/6 + ε/3 + 2**-37} <= e^ε`` (ε below ``2**-36`` is refused): pure ε-DP.
 
 Laplace. Sliding gives ``e^{|T-T'|/b'} <= e^{ε/2}``. Dilation, pointwise ratio
 ``tanh(1/2b)/tanh(1/2b') · exp(-|k|(1/b - 1/b'))``: if ``b <= b'`` it is ``<= b'/b <= 1 + ε/(2L)
@@ -87,6 +87,11 @@ def smooth_beta(epsilon: float, delta: float = 0.0) -> float:
     """
     eps, d = check_epsilon(epsilon), check_delta(delta)
     if d == 0:
+        if eps < 2.0**-36:  # the proof's total ε/2 + 2**-37 (rounding of b) must be <= ε
+            raise ValueError(
+                f"epsilon={eps!r} is too small for smooth sensitivity with delta=0 (the rounding "
+                f"of the noise scale, 2**-38, must fit in ε/2); use epsilon >= {2.0**-36!r}"
+            )
         return eps / 6
     beta = _laplace_beta(eps, d)
     if beta <= 0:
@@ -157,18 +162,29 @@ def _bound(bound: Any) -> float:
 
 
 def smooth_scale(bound: float, epsilon: float, delta: float = 0.0) -> tuple[int, int] | None:
-    """The noise scale ``t/s >= c S/ε`` (c = 6 Cauchy, 2 Laplace) as integers; None if S = 0.
+    """The noise scale ``t/s >= max(c S/ε, 1/2)`` (c = 6 Cauchy, 2 Laplace) as integers; None
+    if S = 0.
+
+    The floor of 1/2 keeps the rounding of ``b`` within the proof's ``2**-38`` (relative):
+    :func:`~dpatlas.core.noise.discrete_laplace.rational_scale` keeps 40 bits of a scale's
+    fraction, so a scale far below 1/2 would be rounded up by far more, and a large rounding
+    at ``G`` with none at ``G'`` breaks ``b/b' <= e^{β*}`` (for the Laplace noise, a δ larger
+    than stated). A maximum with a public constant keeps the proof: ``b >= c|T - T'|/ε`` still
+    holds, and ``max(b, 1/2)/max(b', 1/2) <= max(b/b', 1)``.
 
     Examples
     --------
     >>> smooth_scale(3.0, 1.0), smooth_scale(3.0, 1.0, 1e-6), smooth_scale(0.0, 1.0)
     ((18, 1), (6, 1), None)
+    >>> smooth_scale(1e-9, 1.0, 1e-6)  # 2e-9 raised to the floor
+    (1, 2)
     """
     s = _bound(bound)
     if s == 0:
         return None
     factor = 6 if check_delta(delta) == 0 else 2
-    return rational_scale(factor * Fraction(s) / Fraction(check_epsilon(epsilon)))
+    scale = factor * Fraction(s) / Fraction(check_epsilon(epsilon))
+    return rational_scale(max(scale, Fraction(1, 2)))
 
 
 def _noise(src: RandomSource, size: int, scale: tuple[int, int] | None, delta: float) -> np.ndarray:
