@@ -74,6 +74,13 @@ PARAMETERS: tuple[Row, ...] = (
         "delta=1e-06 applies only to method='smooth'",
     ),
     Row(
+        "epsilon below 2**-36 with pure-ε smooth sensitivity",
+        "graph.kstar_count",
+        lambda _: gr.kstar_count(K4, 3, epsilon=1e-12, method="smooth", n=4),
+        ValueError,
+        "epsilon=1e-12 is too small for smooth sensitivity with delta=0",
+    ),
+    Row(
         "sensitivity=0",
         "laplace",
         lambda _: dp.laplace(1.0, sensitivity=0, epsilon=1),
