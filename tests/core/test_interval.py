@@ -154,17 +154,18 @@ def test_when_no_margin_certifies_the_rule_is_the_worst_case() -> None:
     assert min(rule_coverage(SteepLadder(1, 1.0), small, (2, 1), a) for a in (0, 1)) >= 0.9
 
 
-def test_smooth_family_bounds_the_discrete_cauchy_and_laplace() -> None:
+@pytest.mark.parametrize("eps", [0.5, 100.0, 1e4])  # from 100 on, c S/ε is floored at 1/2
+def test_smooth_family_bounds_the_discrete_cauchy_and_laplace(eps: float) -> None:
     for delta in (0.0, 1e-6):
-        family = SmoothSteep(200, 0.5, delta)
-        beta = smooth_beta(0.5, delta)
+        family = SmoothSteep(200, eps, delta)
+        beta = smooth_beta(eps, delta)
         for a in (0, 4, 30, 200):
             steep = np.minimum(200, a + np.arange(201))
             s = smooth_bound(steep, beta, global_sensitivity=200)
             assert steep_smooth_bound([a], beta, global_sensitivity=200)[0] == pytest.approx(
                 s, rel=1e-12
             )
-            exact = smooth_abs_cdf(smooth_scale(s, 0.5, delta), delta, 40_000)
+            exact = smooth_abs_cdf(smooth_scale(s, eps, delta), delta, 40_000)
             h = np.arange(0, 40_000, 97)
             assert (family.cdf(np.full(h.size, float(a)), h) <= exact[h] + 1e-12).all()
             q = int(family.quantile(np.array([float(a)]), 0.9)[0])

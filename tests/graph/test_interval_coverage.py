@@ -134,6 +134,8 @@ CONFIGS = [  # graph, statistic, method, ε, δ, interval ε, level
     ("karate", "3-stars", "smooth", 0.5, 0.0, 0.2, 0.9),
     ("clustered", "3-stars", "ladder", 1.0, 0.0, 0.1, 0.95),
     ("lesmis", "3-stars", "smooth", 1.0, 1e-6, 0.1, 0.95),
+    ("lesmis", "3-stars", "smooth", 1e5, 1e-6, 0.1, 0.78),  # scale floored at 1/2 (P(K = 0) = 0.76)
+    ("karate", "triangles", "smooth", 1000.0, 0.0, 0.5, 0.9),  # the same, Cauchy
 ]
 
 

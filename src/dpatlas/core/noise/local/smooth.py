@@ -63,6 +63,7 @@ from dpatlas.core.validation import check_delta, check_epsilon, check_positive_i
 
 __all__ = [
     "SMALLEST",
+    "SMALLEST_SCALE",
     "smooth_beta",
     "smooth_bound",
     "smooth_cost",
@@ -75,6 +76,10 @@ __all__ = [
 SMALLEST = sys.float_info.min
 """The least positive smooth bound (the smallest normal float): a positive ``S`` below it is
 raised to it rather than underflowing to 0 (module docstring)."""
+
+SMALLEST_SCALE = 0.5
+"""The least noise scale of a release with ``S > 0``: ``c S/ε`` below it is raised to it
+(:func:`smooth_scale`), so that its rounding stays within the proof's ``2**-38``."""
 
 
 def smooth_beta(epsilon: float, delta: float = 0.0) -> float:
@@ -184,7 +189,7 @@ def smooth_scale(bound: float, epsilon: float, delta: float = 0.0) -> tuple[int,
         return None
     factor = 6 if check_delta(delta) == 0 else 2
     scale = factor * Fraction(s) / Fraction(check_epsilon(epsilon))
-    return rational_scale(max(scale, Fraction(1, 2)))
+    return rational_scale(max(scale, Fraction(SMALLEST_SCALE)))
 
 
 def _noise(src: RandomSource, size: int, scale: tuple[int, int] | None, delta: float) -> np.ndarray:

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from dpatlas.core.noise.local.smooth import SMALLEST, smooth_beta
+from dpatlas.core.noise.local.smooth import SMALLEST, SMALLEST_SCALE, smooth_beta
 from dpatlas.core.validation import check_epsilon
 
 __all__ = ["SmoothFamily", "SmoothSteep", "steep_smooth_bound"]
@@ -77,9 +77,12 @@ class SmoothFamily:
         return "cauchy" if self.delta == 0 else "laplace"
 
     def scale(self, bound: np.ndarray) -> np.ndarray:
-        """``b(A)``: the largest noise scale of a release whose statistic is at most ``A``."""
+        """``b(A)``: the largest noise scale of a release whose statistic is at most ``A``
+        (``max(c S(A)/ε, SMALLEST_SCALE)`` where ``S(A) > 0``, as the release floors it)."""
         factor = 6 if self.delta == 0 else 2
-        return factor * self.smooth(bound) / self.epsilon * (1 + 2.0**-30)
+        s = self.smooth(bound)
+        b = np.where(s > 0, np.maximum(factor * s / self.epsilon, SMALLEST_SCALE), 0.0)
+        return b * (1 + 2.0**-30)
 
     def _tail(self, scale: np.ndarray, h: np.ndarray) -> np.ndarray:
         if self.delta == 0:
