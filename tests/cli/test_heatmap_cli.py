@@ -203,3 +203,18 @@ def test_an_epsilon_too_small_to_sample_is_refused_before_the_points_are_read(
     assert "too large (> 2**50) to sample exactly" in res.err
     assert len(res.err.strip().splitlines()) == 1, res.err
     assert Budget.open(ledger, dataset="d").history == ()
+
+
+def test_a_zcdp_ledger_checks_the_methods_own_cost_as_the_library_does(cli, tmp_path):
+    """The CLI checked ``Cost.pure(ε)`` (ρ = ε²/2) while the release debits PrivTree's two
+    halves (ρ = ε²/4): at ε = 0.22 on a (1, 1e-6) zCDP ledger (ρ ≈ 0.0175) it refused a map
+    that ``heatmap(..., budget=)`` releases."""
+    ledger = tmp_path / "z.sqlite"
+    opts = "--dataset z --epsilon 1 --delta 1e-6 --accounting zcdp"
+    assert cli("budget", "init", ledger, opts=opts).code == 0
+    args = [*DEATHS, *AREA, *GRID, "--epsilon", "0.22", "--method", "privtree"]
+    args += ["--out", tmp_path / "map.gpkg", "--ledger", ledger, "--dataset", "z", "--seed", "1"]
+    res = cli("heatmap", *args)
+    assert res.code == 0, res.err
+    [spend] = Budget.open(ledger, dataset="z").history
+    assert float(spend.rho) == pytest.approx(2 * 0.11**2 / 2)

@@ -97,17 +97,18 @@ def check_heatmap(
     method_options: Mapping[str, Any] | None = None,
     max_sites_per_individual: int = 1,
     adjacency: SiteAdjacency | None = None,
+    budget: Budget | None = None,
 ) -> None:
     """Refuse what :func:`heatmap` would refuse on these public inputs, before any site is read.
 
-    The checks :func:`heatmap` runs first but the budget's, for a caller (the command line)
-    that reads the sites itself: bad parameters, and an ε (or a part of it) whose noise the
-    exact samplers cannot draw. Every map costs ``Cost.pure(epsilon)``; check the budget
-    with :func:`~dpatlas.core.accounting.charge.open_charge`. Nothing is spent.
+    The checks :func:`heatmap` runs first, for a caller (the command line) that reads the
+    sites itself: bad parameters, an ε (or a part of it) whose noise the exact samplers cannot
+    draw, and, with ``budget``, a map whose cost (the method's own: its ρ differs by method on
+    a zCDP budget) the budget cannot pay. Nothing is spent.
 
     Parameters
     ----------
-    grid, epsilon, method, target, method_options, max_sites_per_individual, adjacency
+    grid, epsilon, method, target, method_options, max_sites_per_individual, adjacency, budget
         As in :func:`heatmap`.
 
     Examples
@@ -120,7 +121,7 @@ def check_heatmap(
     ValueError: noise scale sensitivity/epsilon is about 2**59, too large (> 2**50) ...
     """
     _public_inputs(
-        grid, epsilon, method, target, method_options, None, max_sites_per_individual, adjacency
+        grid, epsilon, method, target, method_options, budget, max_sites_per_individual, adjacency
     )
 
 

@@ -214,8 +214,6 @@ def _short(number: Any) -> str:
 def run(args: argparse.Namespace, out: Output) -> int:
     """Run ``dpatlas heatmap``."""
     from dpatlas.cli.grids import study_area_grid
-    from dpatlas.core.accounting.charge import open_charge
-    from dpatlas.core.accounting.cost import Cost
     from dpatlas.spatial import heatmap
     from dpatlas.spatial.heatmap import check_heatmap
     from dpatlas.spatial.products.formats.facts import release_facts
@@ -243,8 +241,8 @@ def run(args: argparse.Namespace, out: Output) -> int:
             method=args.method,
             target=args.target,
             max_sites_per_individual=args.max_sites,
+            budget=budget,
         )
-        open_charge(Cost.pure(args.epsilon), budget, mechanism=f"heatmap/{args.method}")
         with bar.step("reading sites"):
             sites = read_points(args.points, csv, args.layer)
         if sites.crs is None:
