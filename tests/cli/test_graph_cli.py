@@ -394,6 +394,26 @@ def test_too_many_nodes_are_refused_before_the_file_is_read(cli, tmp_path, comma
 
 
 @pytest.mark.parametrize(
+    ("command", "extra", "needle"),
+    [
+        ("triangles", "", "--epsilon 1e-12 is too small for smooth sensitivity with --delta 0"),
+        ("kstars", " --k 3 --delta 1e-6", "--epsilon 1e-12 is too small for smooth sensitivity"),
+        ("clustering", "", "--epsilon 5e-13 is too small for smooth sensitivity with --delta 0"),
+    ],
+)
+def test_an_epsilon_too_small_for_smooth_is_refused_before_the_file_is_read(
+    cli, ledger, tmp_path, command, extra, needle
+):
+    edges = tmp_path / "edges.txt"
+    edges.write_text("0,1\n")  # unreadable: the ε refusal must come first
+    opts = f"--nodes 4 --epsilon 1e-12 --method smooth --ledger {ledger}{extra}"
+    res = cli(command, edges, opts=opts)
+    assert res.code == 2, res.err
+    assert needle in res.err
+    assert "line 1" not in res.err
+
+
+@pytest.mark.parametrize(
     ("command", "nodes", "need"),
     [
         ("edges", 2 * 10**9, "59.6 GiB of memory (32 bytes per node for dpatlas edges)"),

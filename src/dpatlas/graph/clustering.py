@@ -162,6 +162,24 @@ def _check_share(share: Any) -> float:
     return float(str(share)) if isinstance(share, np.floating) else float(share)
 
 
+def check_smooth_shares(epsilon: float, delta: float, triangle_share: float) -> None:
+    """Refuse an ``epsilon`` whose triangle or wedge share is too small for smooth sensitivity.
+
+    Public values only, so callers that read the graph themselves (the command line) run it
+    before the read, as :func:`clustering_coefficient` does before its debit.
+
+    Examples
+    --------
+    >>> check_smooth_shares(1.0, 1e-6, 0.5)
+    >>> check_smooth_shares(1e-12, 0.0, 0.5)
+    Traceback (most recent call last):
+    ...
+    ValueError: epsilon=5e-13 is too small for smooth sensitivity with delta=0 ...
+    """
+    eps_t, eps_w = split(check_epsilon(epsilon), [_check_share(triangle_share), 1 - triangle_share])
+    smooth_beta(min(eps_t, eps_w), check_delta(delta) / 2)
+
+
 def clustering_cost(
     epsilon: float, delta: float = 0.0, interval_epsilon: float = 0.0, triangle_share: float = 0.5
 ) -> Cost:
@@ -246,7 +264,7 @@ def clustering_coefficient(
     name = f"clustering_coefficient/{method}"
     eps_t, eps_w = split(eps, [share, 1 - share])  # exact sum <= ε
     if method == "smooth":  # each count's share, refused here rather than after the debit
-        smooth_beta(min(eps_t, eps_w), d / 2)
+        check_smooth_shares(eps, d, share)
     cost = clustering_cost(eps, d, extra, share)
     src, g, charge = _open_release(graph, n, nodes, rng, budget, cost, release=name)
     tri_gs = EdgeAdjacency().triangle_global_sensitivity(g.n)  # public: n

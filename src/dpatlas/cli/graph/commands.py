@@ -158,6 +158,14 @@ def _checked(stat: Statistic, args: argparse.Namespace) -> dict[str, Any]:
                 f"drop {option.flag}"
             )
         kwargs[option.keyword] = value
+    if method == "smooth":  # an ε too small for it: refused before the read, as the release would
+        from dpatlas.core.noise.local.smooth import smooth_beta
+        from dpatlas.graph.clustering import check_smooth_shares
+
+        if stat.function == "clustering_coefficient":
+            check_smooth_shares(args.epsilon, delta, kwargs["triangle_share"])
+        else:
+            smooth_beta(args.epsilon, delta)
     return kwargs
 
 

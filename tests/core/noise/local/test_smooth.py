@@ -128,6 +128,13 @@ def test_a_positive_bound_does_not_underflow_to_zero() -> None:
     assert smooth_bound([0, 2], 0.5) == pytest.approx(2 * math.exp(-0.5))  # unchanged above
 
 
+def test_the_mechanism_refuses_an_epsilon_outside_the_proofs_before_the_budget() -> None:
+    budget = Budget(epsilon=1.0)
+    with pytest.raises(ValueError, match=r"epsilon=1e-12 is too small .* delta=0"):
+        smooth_mechanism(3, 1.0, epsilon=1e-12, budget=budget, rng=0)
+    assert budget.history == ()
+
+
 def worst_pairs(eps: float, delta: float):
     """(T, S), (T', S') at the extremes the proofs allow: |T - T'| = S' and S/S' = e^{±β}."""
     beta = smooth_beta(eps, delta)

@@ -8,10 +8,11 @@ the array included): ``S >= I_0`` and
 ``S(G) <= max_t e^{-βt} I_{t+1}(G') = e^β max_t e^{-β(t+1)} I_{t+1}(G') <= e^β S(G')``.
 The release is ``T + K`` with integer noise ``K`` of scale ``b``:
 
-* pure ε (``delta = 0``): ``β = ε/6``, ``b = 6S/ε``, discrete Cauchy
+* pure ε (``delta = 0``): ``β = ε/6``, ``b = max(6S/ε, 1/2)``, discrete Cauchy
   ``P(K = k) = 1 / (Z_b (1 + (k/b)²))``, ``Z_b = π b coth(π b)``;
 * (ε, δ): ``β = ln(1 + ε/(2L)) - 2**-38`` with ``L = max(1, ln(2/δ))`` (a hair below NRS's
-  ``ε / (2 ln(2/δ))``; a smaller β only enlarges ``S``), ``b = 2S/ε``, discrete Laplace.
+  ``ε / (2 ln(2/δ))``; a smaller β only enlarges ``S``), ``b = max(2S/ε, 1/2)``, discrete
+  Laplace.
 
 These are the constants NRS (Sec. 2, admissible noise: the Cauchy-type density ``∝ 1/(1+z²)``
 and the Laplace density) give for continuous noise; we sample on the integer lattice (the
@@ -85,6 +86,9 @@ SMALLEST_SCALE = 0.5
 def smooth_beta(epsilon: float, delta: float = 0.0) -> float:
     """The smoothness β of the noise: ``ε/6`` (Cauchy, δ = 0) or ``ln(1 + ε/2L) - 2**-38``.
 
+    An ε too small for the proofs' margin is refused: below ``2**-36`` with ``delta = 0``, and
+    where ``ln(1 + ε/2L) <= 2**-38`` with ``delta > 0``.
+
     Examples
     --------
     >>> smooth_beta(1.0), round(smooth_beta(1.0, 1e-6), 5)
@@ -94,8 +98,8 @@ def smooth_beta(epsilon: float, delta: float = 0.0) -> float:
     if d == 0:
         if eps < 2.0**-36:  # the proof's total ε/2 + 2**-37 (rounding of b) must be <= ε
             raise ValueError(
-                f"epsilon={eps!r} is too small for smooth sensitivity with delta=0 (the rounding "
-                f"of the noise scale, 2**-38, must fit in ε/2); use epsilon >= {2.0**-36!r}"
+                f"epsilon={eps!r} is too small for smooth sensitivity with delta=0 (the proof's "
+                f"margin for rounding, 2**-37, must fit in ε/2); use epsilon >= {2.0**-36!r}"
             )
         return eps / 6
     beta = _laplace_beta(eps, d)
@@ -281,6 +285,7 @@ def smooth_mechanism(
     ('smooth', 1e-06, 'discrete_laplace', None)
     """
     eps, d = check_epsilon(epsilon), check_delta(delta)
+    smooth_beta(eps, d)  # an ε outside the proofs (too small) is refused before the budget
     count = 1 if size is None else check_positive_int(size, "size")
     public = []
     if global_sensitivity is not None and int(global_sensitivity) > 0:
