@@ -132,18 +132,19 @@ def rung_sizes(lad: np.ndarray, gs: int, r: np.ndarray) -> np.ndarray:
     return out
 
 
-def _depths(lad: np.ndarray) -> np.ndarray:
-    """``u_0, u_1, ..., u_L`` (``u_t = I_0 + ... + I_{t-1}``), exact below ``CLIP``, else ``CLIP``.
+def _depths(lad: np.ndarray, cap: int = CLIP) -> np.ndarray:
+    """``u_0, u_1, ..., u_L`` (``u_t = I_0 + ... + I_{t-1}``), exact below ``cap``, else ``cap``.
 
     An int64 ``cumsum`` would wrap past ``2**63`` (the 10-star ladder of a 420-node star sums
     to about ``4·10**20``) and start far rungs next to the answer; every offset at or beyond
-    ``CLIP`` is capped to ``CLIP`` anyway (:func:`clamp_release`), so saturating is exact.
+    ``CLIP`` is capped to ``CLIP`` anyway (:func:`clamp_release`), so saturating is exact. The
+    exact laws (``cap = 2**63 - 1``) saturate at the largest int64, beyond every distance.
     """
     if float(np.sum(lad, dtype=np.float64)) < 2.0**62:  # the exact total is below 2**63
         cum = np.cumsum(lad)
     else:
-        cum = np.minimum(np.cumsum(lad.astype(object)), CLIP).astype(np.int64)
-    return np.concatenate([[0], np.minimum(cum, CLIP)])
+        cum = np.minimum(np.cumsum(lad.astype(object)), cap).astype(np.int64)
+    return np.concatenate([[0], np.minimum(cum, cap)])
 
 
 def _starts(lad: np.ndarray, gs: int, r: np.ndarray) -> np.ndarray:

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from dpatlas.core.noise.local.ladder import check_ladder, rung_sizes, step_scale
+from dpatlas.core.noise.local.ladder import _depths, check_ladder, rung_sizes, step_scale
 from dpatlas.core.validation import as_int_array, check_positive_int
 
 __all__ = [
@@ -89,7 +89,7 @@ def ladder_pmf(
     lad, gs = check_ladder(ladder, global_sensitivity)
     t, s = step_scale(epsilon)
     log_q = -s / t
-    cum = np.concatenate([[0], np.cumsum(lad)])
+    cum = _depths(lad, np.iinfo(np.int64).max)  # saturated, not wrapped, past 2**63
     rung = np.searchsorted(cum, d, side="left").astype(np.int64)
     far = d > cum[-1]
     if gs == 0:

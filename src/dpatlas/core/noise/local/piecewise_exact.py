@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from dpatlas.core.noise._sampling.piecewise import widths_at as _widths_at
+from dpatlas.core.noise.local.ladder import _depths
 from dpatlas.core.noise.local.piecewise_ladder import (
     check_unit_growth,
     floored_widths,
@@ -77,7 +78,7 @@ def _log_norm(widths: np.ndarray, gs: int, theta: float) -> float:
 
 def _locate(widths: np.ndarray, gs: int, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Rung ``t`` and offset ``j`` (``1 <= j <= J_t``) of distances ``d >= 1``."""
-    cum = np.concatenate([[0], np.cumsum(widths)])
+    cum = _depths(widths, np.iinfo(np.int64).max)  # saturated, not wrapped, past 2**63
     rung = np.searchsorted(cum, d, side="left").astype(np.int64) - 1
     far = d > cum[-1]
     rung[far] = widths.size + (d[far] - cum[-1] - 1) // gs
