@@ -41,11 +41,14 @@ def crs_kind(crs: CRS) -> str:
     --------
     >>> crs_kind(CRS("EPSG:4326")), crs_kind(CRS("EPSG:4978"))
     ('geographic (degrees)', 'geocentric (Earth-centred x, y, z: not a map projection)')
+    >>> crs_kind(CRS("EPSG:4807"))  # Paris meridian, in grads
+    'geographic (grads)'
     >>> crs_kind(CRS("EPSG:5703")), crs_kind(CRS("EPSG:2263"))
     ('unprojected (Vertical CRS)', 'projected in US survey foot')
     """
     if crs.is_geographic:
-        return "geographic (degrees)"
+        units = sorted({a.unit_name for a in crs.axis_info if a.unit_name != "metre"})
+        return f"geographic ({', '.join(u if u.endswith('s') else u + 's' for u in units)})"
     if crs.is_geocentric:
         return "geocentric (Earth-centred x, y, z: not a map projection)"
     if not crs.is_projected:
