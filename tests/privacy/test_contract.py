@@ -36,6 +36,8 @@ import dpatlas
 from dpatlas.core import Budget
 from dpatlas.core.accounting.charge import open_charge
 from dpatlas.errors import BudgetExceededError
+from dpatlas.spatial import Grid
+from dpatlas.spatial.heatmap import check_heatmap
 from dpatlas.spatial.methods import METHODS
 
 NAMES = sorted(CONTRACTS)
@@ -61,9 +63,19 @@ def public_release_functions() -> set[object]:
 
 def test_every_public_release_function_has_a_contract() -> None:
     covered = {c.function for c in CONTRACTS.values()} | {open_charge}  # the owner itself
+    covered |= {check_heatmap}  # checks a budget, never spends (the test below)
     covered |= {METHODS[name.split("/")[1]] for name in CONTRACTS if name.startswith("heatmap/")}
     missing = {f"{f.__module__}.{f.__name__}" for f in public_release_functions() - covered}
     assert not missing, f"release functions without a contract case: {sorted(missing)}"
+
+
+def test_check_heatmap_refuses_what_the_budget_cannot_pay_and_never_spends() -> None:
+    grid = Grid.from_bounds((0, 0, 64_000, 64_000), cell_size=1_000, crs="EPSG:3035")
+    budget = Budget(epsilon=1.0)
+    check_heatmap(grid, epsilon=1.0, method="privtree", budget=budget)
+    with pytest.raises(BudgetExceededError):
+        check_heatmap(grid, epsilon=1.5, method="privtree", budget=budget)
+    assert budget.history == ()
 
 
 @pytest.mark.parametrize("name", NAMES)
