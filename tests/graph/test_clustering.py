@@ -83,7 +83,7 @@ def test_smooth_epsilon_too_small_for_a_share_is_refused_before_the_debit() -> N
     b = Budget(1.0, 1e-3)
     with pytest.raises(ValueError, match=r"too small for smooth sensitivity with delta=5e-07"):
         clustering_coefficient(
-            "not read", epsilon=2e-10, delta=1e-6, method="smooth", budget=b, n=3
+            "not read", epsilon=4e-10, delta=1e-6, method="smooth", budget=b, n=3
         )
     assert b.history == ()
 

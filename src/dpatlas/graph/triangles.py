@@ -133,7 +133,7 @@ def triangle_count(
     delta : float, default 0.0
         Only for ``method="smooth"``: 0 gives pure ε-DP (discrete Cauchy noise, β = ε/6),
         ``delta > 0`` (ε, δ)-DP (discrete Laplace noise, scale ``2S/ε``). With ``delta > 0``,
-        an ε too small for β = ln(1 + ε/2 ln(2/δ)) - 2**-38 > 0 (about ``1e-10``) is refused,
+        an ε too small for β = ln(1 + ε/2 ln(2/δ)) - 2**-37 > 0 (about ``2e-10``) is refused,
         with the smallest one accepted, before the debit and before the graph is read.
     method : {"piecewise", "ladder", "smooth", "global"}
         ``"piecewise"`` (pure ε; the most accurate: piecewise-Laplace noise over the same

@@ -74,7 +74,7 @@ PARAMETERS: tuple[Row, ...] = (
         "delta=1e-06 applies only to method='smooth'",
     ),
     Row(
-        "epsilon below 2**-36 with pure-ε smooth sensitivity",
+        "epsilon below 2**-35 with pure-ε smooth sensitivity",
         "graph.kstar_count",
         lambda _: gr.kstar_count(K4, 3, epsilon=1e-12, method="smooth", n=4),
         ValueError,

@@ -184,14 +184,19 @@ def star_smooth_bounds(n: int, k: int, beta: float) -> np.ndarray:
     """
     gain, g, _ = _tables(n, k)
     c = gain.size - 1
-    best = np.zeros(c + 1)
-    live = np.arange(c + 1)  # bounds whose maximum may still grow: e^{-βt} GS > best
+    # log scores, exponentiated once at the end: e^{-βt} as a factor is subnormal past
+    # βt ~ 708 and loses the precision the release's smooth_peak keeps
+    best = np.full(c + 1, -np.inf)
+    top = math.log(2 * g[c]) if g[c] > 0 else -math.inf  # ln GS
+    live = np.arange(c + 1)  # bounds whose maximum may still grow: ln GS - βt > best
     t = 0
     while live.size:
         first = np.minimum(c, live + t)
         second = np.minimum(c, live + np.maximum(0, t - (c - live)))
-        best[live] = np.maximum(best[live], math.exp(-beta * t) * (g[first] + g[second]))
+        with np.errstate(divide="ignore"):
+            best[live] = np.maximum(best[live], np.log(g[first] + g[second]) - beta * t)
         t += 1
-        live = live[math.exp(-beta * t) * 2 * g[c] > best[live]]
+        live = live[top - beta * t > best[live]]
+    out = np.exp(best)
     # a release's bound is at least SMALLEST when GS > 0 (smooth_bound): so is every entry
-    return np.maximum(best, SMALLEST) if g[c] > 0 else best
+    return np.maximum(out, SMALLEST) if g[c] > 0 else out

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+import mpmath
 import numpy as np
 import pytest
 from tests.helpers.distributions import (
@@ -20,6 +21,7 @@ from dpatlas.core import Budget
 from dpatlas.core.noise import discrete_cauchy
 from dpatlas.core.noise.discrete_cauchy import discrete_cauchy_pmf, sample_discrete_cauchy
 from dpatlas.core.noise.local.smooth import (
+    SMALLEST,
     smooth_beta,
     smooth_bound,
     smooth_halfwidth,
@@ -111,10 +113,36 @@ def test_beta_and_bound() -> None:
     with pytest.raises(ValueError, match="epsilon=1e-12 is too small"):
         smooth_beta(1e-12, 1e-6)
     with pytest.raises(
-        ValueError, match=r"epsilon=1e-12 is too small .* delta=0 .* use epsilon >= 1\.4"
+        ValueError, match=r"epsilon=1e-12 is too small .* delta=0 .* use epsilon >= 2\.91"
     ):
-        smooth_beta(1e-12)  # the Cauchy proof's rounding margin 2**-37 would not fit in ε/2
-    assert smooth_beta(2.0**-36) == 2.0**-36 / 6
+        smooth_beta(1e-12)  # the Cauchy proof's rounding margins would not fit in ε/2
+    assert smooth_beta(2.0**-35) == 2.0**-35 / 6
+    with pytest.raises(ValueError, match="too small"):
+        smooth_beta(math.nextafter(2.0**-35, 0.0))
+
+
+@pytest.mark.parametrize(
+    ("beta", "top"), [(745 / 99, 2**61), (750 / 99, 2**61), (740 / 99, 2**61), (725 / 99, 10**9)]
+)
+def test_a_bound_past_the_subnormal_floats_keeps_its_precision(beta: float, top: int) -> None:
+    """``I_t · e^{-βt}`` with ``βt`` past ~708 multiplied a subnormal float (a few significant
+    bits) by a large rung: ``[0]*99 + [2**61]`` at β = 745/99 gave S 75% too large, at 750/99
+    49% too small (floored at the smallest normal float while the exact S is twice it), so the
+    computed S broke (S2) by far. The proofs allow ``e^{±2**-41}`` per bound."""
+    lad = [0] * 99 + [top]
+    exact = max(mpmath.mpf(top) * mpmath.exp(-mpmath.mpf(beta) * 99), SMALLEST)
+    got = smooth_bound(lad, beta)
+    assert abs(float(mpmath.mpf(got) / exact) - 1) < 2.0**-41
+    # (S2) between this ladder and its one-rung-nearer neighbour, as computed
+    near = smooth_bound([0] * 98 + [top], beta)
+    assert near <= math.exp(beta + 2.0**-40) * got
+
+
+def test_the_first_rung_is_a_lower_bound_even_above_2_53() -> None:
+    """``S >= I_0`` exactly: ``float(2**53 + 1)`` is ``2**53``, below the rung."""
+    rung = 2**53 + 1
+    assert smooth_bound([rung], 0.1) >= rung
+    assert int(smooth_bound([rung, rung], 50.0)) >= rung
 
 
 def test_a_positive_bound_does_not_underflow_to_zero() -> None:

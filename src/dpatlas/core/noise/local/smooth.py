@@ -10,7 +10,7 @@ The release is ``T + K`` with integer noise ``K`` of scale ``b``:
 
 * pure ε (``delta = 0``): ``β = ε/6``, ``b = max(6S/ε, 1/2)``, discrete Cauchy
   ``P(K = k) = 1 / (Z_b (1 + (k/b)²))``, ``Z_b = π b coth(π b)``;
-* (ε, δ): ``β = ln(1 + ε/(2L)) - 2**-38`` with ``L = max(1, ln(2/δ))`` (a hair below NRS's
+* (ε, δ): ``β = ln(1 + ε/(2L)) - 2**-37`` with ``L = max(1, ln(2/δ))`` (a hair below NRS's
   ``ε / (2 ln(2/δ))``; a smaller β only enlarges ``S``), ``b = max(2S/ε, 1/2)``, discrete
   Laplace.
 
@@ -18,22 +18,37 @@ These are the constants NRS (Sec. 2, admissible noise: the Cauchy-type density `
 and the Laplace density) give for continuous noise; we sample on the integer lattice (the
 answer is an integer, and no floating-point output can leak low bits: Mironov 2012), so here
 are proofs for the lattice. Write ``b, b'`` for the scales at ``G, G'``; ``b >= c·|T - T'|/ε``
-by (S1) at ``G'`` (``c`` = 6 or 2), and ``b/b' <= e^{β*}`` with ``β* = β + 2**-38`` by (S2)
-plus rounding (``b`` is floored at 1/2 and rounded *up* to a fraction, relative
-``<= 2**-38``; ``S`` is a float with ``S >= I_0`` exactly). Then
+by (S1) at ``G'`` (``c`` = 6 or 2), and ``b/b' <= e^{β*}`` with ``β* = β + 2**-38 + 2**-40``
+by (S2) plus rounding (``b`` is floored at 1/2 and rounded *up* to a fraction, relative
+``<= 2**-38``; ``S`` is a float within ``e^{±2**-41}`` of its exact value, see "Floats"
+below, with ``S >= I_0`` exactly). Then
 ``P_G(y)/P_G'(y) = [P_b(k)/P_b'(k)] · [P_b'(k)/P_b'(k')]`` with ``k = y - T``, ``k' = y - T'``.
 
 Cauchy. Sliding: ``(1 + (k'/b')²)/(1 + (k/b')²) <= exp(2 asinh(v/2)) <= e^v`` for
 ``v = |T - T'|/b' <= ε/6`` (the maximum over ``k`` of that ratio is ``((v + sqrt(v²+4))/2)²``).
 Dilation: ``φ(x) = x coth(πx)`` increases, so if ``b >= b'`` the ratio is
 ``<= (b/b')² φ(b')/φ(b) <= e^{2β*}``, else ``<= φ(b')/φ(b) <= b'/b <= e^{β*}``. Total
-``<= e^{ε/6 + ε/3 + 2**-37} <= e^ε`` (ε below ``2**-36`` is refused): pure ε-DP.
+``<= e^{ε/6 + ε/3 + 2**-37 + 2**-39}`` (``β = ε/6`` and ``v`` up to a relative ``2**-52``
+more), ``<= e^ε`` since ε below ``2**-35`` is refused: pure ε-DP.
 
 Laplace. Sliding gives ``e^{|T-T'|/b'} <= e^{ε/2}``. Dilation, pointwise ratio
 ``tanh(1/2b)/tanh(1/2b') · exp(-|k|(1/b - 1/b'))``: if ``b <= b'`` it is ``<= b'/b <= 1 + ε/(2L)
 <= e^{ε/2}``; if ``b > b'`` it exceeds ``e^{ε/2}`` only for ``|k| > x = (ε/2)/(1/b' - 1/b)``,
-a set of mass ``<= 2 e^{-x/b} <= 2 exp(-(ε/2)/(e^{β*} - 1)) <= 2 e^{-L} <= δ`` under ``b``.
+a set of mass ``<= 2 e^{-x/b} <= 2 exp(-(ε/2)/(e^{β*} - 1)) <= 2 e^{-L} <= δ`` under ``b``
+(``β* <= ln(1 + ε/2L) - 2**-37 + 2**-38 + 2**-40``, below ``ln(1 + ε/2L)`` by more than the
+float error of ``log1p`` and of ``L``).
 So ``P_G(A) <= e^ε P_G'(A) + δ`` for every set ``A``.
+
+Floats. ``S`` is computed as ``exp`` of the largest score ``ln I_t - βt``
+(:func:`smooth_peak`), never as ``I_t · e^{-βt}``: for ``βt`` past about 708 the factor
+``e^{-βt}`` is a subnormal float with few significant bits, and a large ``I_t`` times it
+lands in the normal range off by up to a factor 2 (the ladder ``[0]*99 + [2**61]`` at
+``β = 745/99``: ``S`` 75% too large, and at ``β = 750/99`` 49% too small, so ``S(G)/S(G')``
+broke ``e^β`` by far). Only a score above ``ln(SMALLEST) - 1`` (about ``-709``) is not
+floored, and there ``βt <= 44 + 709`` (``I_t < 2**62``), so the score's rounding (``βt``,
+``ln I_t``, the int-to-float conversion) and ``exp``'s own are below ``810·2**-53 <
+2**-43`` in the exponent: each computed ``S`` is within ``e^{±2**-41}`` of exact, and the
+computed bounds satisfy (S2) with ``β + 2**-40``, the term in ``β*`` above.
 
 ``S = 0`` means ``f`` is constant on every graph reachable by flips, so ``T`` is released as is.
 A positive ``S`` is never rounded to 0: ``e^{-βt} I_t`` underflows for ``βt`` above about 745
@@ -70,6 +85,7 @@ __all__ = [
     "smooth_cost",
     "smooth_halfwidth",
     "smooth_mechanism",
+    "smooth_peak",
     "smooth_scale",
 ]
 
@@ -84,10 +100,10 @@ SMALLEST_SCALE = 0.5
 
 
 def smooth_beta(epsilon: float, delta: float = 0.0) -> float:
-    """The smoothness β of the noise: ``ε/6`` (Cauchy, δ = 0) or ``ln(1 + ε/2L) - 2**-38``.
+    """The smoothness β of the noise: ``ε/6`` (Cauchy, δ = 0) or ``ln(1 + ε/2L) - 2**-37``.
 
-    An ε too small for the proofs' margin is refused: below ``2**-36`` with ``delta = 0``, and
-    where ``ln(1 + ε/2L) <= 2**-38`` with ``delta > 0``.
+    An ε too small for the proofs' margin is refused: below ``2**-35`` with ``delta = 0``, and
+    where ``ln(1 + ε/2L) <= 2**-37`` with ``delta > 0``.
 
     Examples
     --------
@@ -96,32 +112,33 @@ def smooth_beta(epsilon: float, delta: float = 0.0) -> float:
     """
     eps, d = check_epsilon(epsilon), check_delta(delta)
     if d == 0:
-        if eps < 2.0**-36:  # the proof's total ε/2 + 2**-37 (rounding of b) must be <= ε
+        if eps < 2.0**-35:  # the proof's total ε/2 + 2**-37 + 2**-39 (rounding) must be <= ε
             raise ValueError(
                 f"epsilon={eps!r} is too small for smooth sensitivity with delta=0 (the proof's "
-                f"margin for rounding, 2**-37, must fit in ε/2); use epsilon >= {2.0**-36!r}"
+                f"margin for rounding, 2**-37 + 2**-39, must fit in ε/2); use epsilon >= "
+                f"{2.0**-35!r}"
             )
         return eps / 6
     beta = _laplace_beta(eps, d)
     if beta <= 0:
         raise ValueError(
             f"epsilon={eps!r} is too small for smooth sensitivity with delta={d!r} (the "
-            f"smoothness ln(1 + ε/2L) - 2**-38 must be > 0); use epsilon >= "
+            f"smoothness ln(1 + ε/2L) - 2**-37 must be > 0); use epsilon >= "
             f"{_smallest_epsilon(d)!r}"
         )
     return beta
 
 
 def _laplace_beta(eps: float, delta: float) -> float:
-    return math.log1p(eps / (2 * max(1.0, math.log(2 / delta)))) - 2.0**-38
+    return math.log1p(eps / (2 * max(1.0, math.log(2 / delta)))) - 2.0**-37
 
 
 def _smallest_epsilon(delta: float) -> float:
     """The smallest float ε that :func:`smooth_beta` accepts with ``delta > 0``.
 
-    About ``2 ln(2/δ) (e^{2**-38} - 1)``, then stepped to the exact float: one below is refused.
+    About ``2 ln(2/δ) (e^{2**-37} - 1)``, then stepped to the exact float: one below is refused.
     """
-    eps = 2 * max(1.0, math.log(2 / delta)) * math.expm1(2.0**-38)
+    eps = 2 * max(1.0, math.log(2 / delta)) * math.expm1(2.0**-37)
     while _laplace_beta(eps, delta) <= 0:
         eps = math.nextafter(eps, math.inf)
     while _laplace_beta(math.nextafter(eps, 0.0), delta) > 0:
@@ -154,12 +171,40 @@ def smooth_bound(ladder: Any, beta: float, *, global_sensitivity: int | None = N
     """
     lad, gs = check_ladder(ladder, global_sensitivity)
     beta = check_epsilon(beta, "beta")
-    with np.errstate(divide="ignore"):
-        score = np.log(lad.astype(np.float64)) - beta * np.arange(lad.size)
-    best = int(np.argmax(score))
-    tail = gs * math.exp(-beta * lad.size)  # the rungs t >= L, all equal to GS
-    bound = max(float(lad[best] * math.exp(-beta * best)), tail, float(lad[0]))  # S >= I_0 exactly
+    tail = math.exp(math.log(gs) - beta * lad.size) if gs > 0 else 0.0  # rungs t >= L: all GS
+    bound = max(smooth_peak(lad, beta), tail, _float_up(int(lad[0])))  # S >= I_0 exactly
     return max(bound, SMALLEST) if gs > 0 else bound
+
+
+def smooth_peak(rungs: Any, beta: float) -> float:
+    """``max_t e^{-βt} I_t`` over the rungs ``I_0, I_1, ...`` (integers ``>= 0``), as the ``exp``
+    of the largest score ``ln I_t - βt``; 0.0 when every rung is 0.
+
+    Computed so to stay within ``e^{±2**-41}`` of the exact value wherever it is at least
+    :data:`SMALLEST` ("Floats" in the module docstring): the product ``I_t · e^{-βt}`` loses
+    that once ``e^{-βt}`` is subnormal. It may round ``I_0`` itself down by an ulp; the
+    callers take a maximum with ``I_0`` rounded up.
+
+    Examples
+    --------
+    >>> round(smooth_peak([1, 2, 3, 3, 4], 0.5), 4)
+    1.2131
+    >>> exact = 6.507897701407879e-306  # 2**61 e^{-745}, to 16 digits (mpmath)
+    >>> round(smooth_peak([0] * 99 + [2**61], 745 / 99) / exact, 9)
+    1.0
+    """
+    values = np.asarray(rungs)
+    positive = np.flatnonzero(values > 0)
+    if positive.size == 0:
+        return 0.0
+    score = np.log(values[positive].astype(np.float64)) - beta * positive
+    return math.exp(float(score.max()))
+
+
+def _float_up(value: int) -> float:
+    """The least float ``>= value``: an int above ``2**53`` may round down to a float."""
+    f = float(value)
+    return math.nextafter(f, math.inf) if int(f) < value else f
 
 
 def _bound(bound: Any) -> float:
