@@ -135,3 +135,21 @@ def test_rational_scale_rounds_up() -> None:
     t, s = rational_scale(1 / 0.3)
     assert Fraction(t, s) >= Fraction(1) / Fraction(0.3)
     assert Fraction(t, s) - Fraction(1) / Fraction(0.3) < Fraction(t, s) * 2**-39
+
+
+def test_an_int_sensitivity_above_2_53_sets_the_scale_exactly(monkeypatch) -> None:
+    """``float(2**53 + 1)`` is ``2**53``: the scale ``sensitivity/ε`` was set from the float,
+    below the sensitivity (k-star global sensitivities reach 2**61); found by a review."""
+    import dpatlas.core.noise.discrete_laplace as module
+
+    seen = []
+
+    def spy(scale):
+        seen.append(scale)
+        return module.rational_scale.__wrapped__(scale)
+
+    spy.__wrapped__ = module.rational_scale
+    monkeypatch.setattr(module, "rational_scale", spy)
+    module.discrete_laplace(0, sensitivity=2**53 + 1, epsilon=16.0, rng=0)  # scale ~2**49
+    module.discrete_laplace(0, sensitivity=np.int64(2**60 + 1), epsilon=2048.0, rng=0)
+    assert seen == [Fraction(2**53 + 1, 16), Fraction(2**60 + 1, 2048)]

@@ -26,6 +26,7 @@ lower the privacy loss.
 from __future__ import annotations
 
 import math
+import numbers
 from fractions import Fraction
 from typing import Any
 
@@ -177,7 +178,9 @@ def discrete_laplace(
     """
     delta_f = check_sensitivity(sensitivity)
     eps = check_epsilon(epsilon)
-    scale = Fraction(delta_f) / Fraction(eps)
+    # an int sensitivity is taken exactly: above 2**53 its float may be rounded *down*
+    exact = Fraction(int(sensitivity)) if isinstance(sensitivity, numbers.Integral) else delta_f
+    scale = Fraction(exact) / Fraction(eps)
     charge = open_charge(
         discrete_laplace_cost(delta_f, eps), budget, mechanism=mechanism, note=note, scales=[scale]
     )
