@@ -54,9 +54,12 @@ def noise_model(name: str) -> NoiseModel:
 
     Examples
     --------
-    >>> import dpatlas.core.noise.discrete_laplace  # registers "discrete_laplace"
-    >>> noise_model("discrete_laplace").halfwidth(2.0, 0.95)
-    6.0
+    Each mechanism module registers its noise on import (``discrete_laplace``, ``gaussian``,
+    ...); a model of one's own is registered the same way:
+
+    >>> register_noise("rounding", halfwidth=lambda b, level: b * level, variance=lambda b: b * b / 12)
+    >>> noise_model("rounding").halfwidth(2.0, 0.5)
+    1.0
     """
     try:
         return _NOISE[name]
