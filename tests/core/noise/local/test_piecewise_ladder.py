@@ -19,6 +19,7 @@ from dpatlas.core.noise.local.piecewise_ladder import (
     default_floor,
     normalizer_loss,
     piecewise_ladder_mechanism,
+    piecewise_scale,
     piecewise_theta,
     sample_piecewise_ladder,
 )
@@ -245,3 +246,13 @@ def test_errors_name_the_parameter(kwargs: dict, exc: type, match: str) -> None:
     value, ladder = args.pop("value"), args.pop("ladder")
     with pytest.raises(exc, match=match):
         piecewise_ladder_mechanism(value, ladder, **args)
+
+
+@pytest.mark.parametrize("epsilon", [1e-6, 0.01, 0.5, 1.0, 3.0, 50.0])
+@pytest.mark.parametrize("floor", [0, 1, 4, 1000])
+def test_the_public_scale_bounds_the_sampler_scale(epsilon: float, floor: int) -> None:
+    """The scale checked before the budget must be >= the sampler's ``1/θ``: it was ``2/ε``
+    while θ is ``ε/2 (1 - 1e-9)`` at a floor of 0 or 1 and small ε; found by a review."""
+    t, s = piecewise_theta(epsilon, floor, 10**6)
+    assert Fraction(t, s) <= piecewise_scale(epsilon, 10**6)
+    assert piecewise_scale(epsilon, 10**6) <= Fraction(2) / Fraction(epsilon) * (1 + 2e-8)

@@ -270,13 +270,21 @@ def piecewise_ladder_mechanism(
 
 
 def piecewise_scale(epsilon: float, global_sensitivity: int) -> Fraction:
-    """An upper bound on the sampler's ``1/θ`` from public values: ``θ >= ε/2`` (module
-    docstring), so ``2/ε`` (``1/ε`` when the floor reaches ``GS``); checked before the budget.
+    """An upper bound on the sampler's ``1/θ`` from public values, whatever the floor:
+    ``(2/ε)(1 + 1e-8)``; checked before the budget.
+
+    ``ln ρ_K <= θ`` for every floor (``ρ`` falls with ``g_0``, and at ``g_0 = 0``
+    ``q(θ(1 - q) + 2) <= θ(1 - q) + 2q``), so :func:`piecewise_theta`'s float solution of
+    ``θ + ln ρ_K = ε(1 - 1e-9)`` is at least ``ε(1 - 1e-9)/2``; bisection (relative 1e-15)
+    and rounding ``θ`` down to a fraction (relative ``2**-38``) leave ``1/θ`` below
+    ``(2/ε)(1 + 1.01e-9)``. (When the floor reaches ``GS``, ``θ = ε``.)
 
     Examples
     --------
-    >>> piecewise_scale(0.5, 10)
-    Fraction(4, 1)
+    >>> piecewise_scale(0.5, 10) == 4 * (1 + Fraction(1, 10**8))
+    True
     """
     eps = check_epsilon(epsilon)
-    return Fraction(2) / Fraction(eps) if int(global_sensitivity) > 0 else Fraction(1)
+    if int(global_sensitivity) <= 0:
+        return Fraction(1)
+    return Fraction(2) / Fraction(eps) * (1 + Fraction(1, 10**8))
