@@ -118,3 +118,27 @@ def test_monotonic_must_be_a_bool(flag: object) -> None:
         exponential(None, [1.0, 2.0], sensitivity=1, epsilon=1.0, monotonic=flag)
     with pytest.raises(TypeError, match=r"monotonic must be True or False, got"):
         report_noisy_max([1.0, 2.0], sensitivity=1, epsilon=1.0, monotonic=flag)
+
+
+@pytest.mark.parametrize("kind", ["int64", "python", "fraction"])
+def test_integer_scores_beyond_2_53_are_taken_exactly(kind: str) -> None:
+    """``2**60`` and ``2**60 + 1`` are one float: the mechanism picked each half the time,
+    where the law (ε/2Δ = 1) says 0.27 / 0.73, and rounded neighbours can move by an ulp (256)
+    more than Δ; found by a review of the float inputs."""
+    from fractions import Fraction
+
+    from scipy.stats import binomtest
+
+    big = [2**60, 2**60 + 1]
+    scores = {
+        "int64": np.array(big, dtype=np.int64),
+        "python": [*big, -(2**70)],  # beyond int64: an object array
+        "fraction": [Fraction(v) for v in big],
+    }[kind]
+    src, n = get_source(11), 4_000
+    picks = [exponential(None, scores, sensitivity=1, epsilon=2.0, rng=src).value for _ in range(n)]
+    hits = sum(p == 1 for p in picks)
+    assert binomtest(hits, n, math.e / (1 + math.e)).pvalue > 1e-6
+    assert binomtest(hits, n, 0.5).pvalue < 1e-9
+    noisy = [report_noisy_max(scores, sensitivity=1, epsilon=2.0, rng=src).value for _ in range(n)]
+    assert binomtest(sum(p == 1 for p in noisy), n, math.e / (1 + math.e)).pvalue > 1e-6

@@ -22,16 +22,19 @@ the exponential mechanism proposes ``i`` uniformly and accepts with probability 
 (accepted proposals have exactly the target law; each round accepts with probability >= 1/n).
 Permute-and-flip flips a coin ``exp(−γ_i)`` for every candidate and returns the first success
 in a uniform random order, i.e. a uniform random one of the successes (the top scorer always
-succeeds). The coins are exact (:mod:`dpatlas.core.noise._sampling.bernoulli`): ``γ_i`` is the exact rational
-of the float inputs, its float estimate is within ``2**-50`` relative (a subtraction, a
-product and a division, each correctly rounded; underflow only costs an absolute ``2**-1000``,
-which cannot move a decision at the ``2**-64`` level).
+succeeds). The coins are exact (:mod:`dpatlas.core.noise._sampling.bernoulli`): ``γ_i`` is
+the exact rational of the inputs (integer or fraction scores beyond ``2**53``, which a float
+would round, are taken exactly and their differences rounded once), its float estimate is
+within ``2**-50`` relative (a subtraction, a product and a division, each correctly rounded;
+underflow only costs an absolute ``2**-1000``, which cannot move a decision at the ``2**-64``
+level).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
+from numbers import Integral
 from typing import Any
 
 import numpy as np
@@ -57,14 +60,43 @@ def _factor(eps: float, delta_u: float, monotonic: bool) -> float:
     return factor
 
 
+def _exact_scores(scores: Any, u: np.ndarray) -> list[Fraction] | None:
+    """The scores as exact rationals where ``u`` (their floats) rounds them: integers or
+    fractions beyond ``2**53`` in magnitude; None where ``u`` is exact (floats, small ints).
+
+    Rounding is not a post-processing the proof allows: ``Δ`` bounds the change of the true
+    scores, and ``2**60`` and ``2**60 + 1`` are one float (the mechanism picked each half the
+    time where the law says 0.27 / 0.73 at ``ε/2Δ = 1``), while rounded neighbours can differ
+    by ``Δ`` plus an ulp (256 at ``2**60``).
+    """
+    if not np.any(np.abs(u) > 2.0**53):
+        return None
+    raw = np.asarray(scores)
+    if raw.dtype.kind == "f" or raw.dtype == bool:
+        return None
+    return [
+        Fraction(int(v)) if isinstance(v, Integral) else Fraction(v) for v in raw.ravel().tolist()
+    ]
+
+
 def _gammas(
-    u: np.ndarray, eps: float, delta_u: float, monotonic: bool
+    u: np.ndarray,
+    eps: float,
+    delta_u: float,
+    monotonic: bool,
+    exact_u: list[Fraction] | None = None,
 ) -> tuple[np.ndarray, Callable[[int], Fraction]]:
     factor = _factor(eps, delta_u, monotonic)
+    exact_factor = Fraction(eps) / (Fraction(delta_u) * (1 if monotonic else 2))
+    if exact_u is not None:  # differences taken exactly, then rounded once
+        top_q = max(exact_u)
+        diffs = [top_q - v for v in exact_u]
+        with np.errstate(over="ignore"):
+            est = np.array([float(d) for d in diffs]) * factor
+        return est, lambda i: diffs[i] * exact_factor
     top = u.max()
     with np.errstate(over="ignore"):  # gamma > 1.7e308 becomes inf: P < exp(-1e308), taken as 0
         est = (top - u) * factor
-    exact_factor = Fraction(eps) / (Fraction(delta_u) * (1 if monotonic else 2))
     exact_top = Fraction(float(top))
     return est, lambda i: (exact_top - Fraction(float(u[i]))) * exact_factor
 
@@ -130,7 +162,7 @@ def _select(
         raise ValueError(
             f"candidates and scores must have the same length, got {len(candidates)} and {u.size}"
         )
-    est, exact = _gammas(u, eps, delta_u, monotonic)
+    est, exact = _gammas(u, eps, delta_u, monotonic, _exact_scores(scores, u))
     src = get_source(rng)
     charge.debit()
     index = int(sampler(src, est, exact)[0])
