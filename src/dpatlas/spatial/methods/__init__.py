@@ -220,8 +220,14 @@ def check_uniform(grid: Grid, *, epsilon: float, sensitivity: int) -> Charge:
         discrete_laplace_cost(sensitivity, epsilon),
         None,
         mechanism="heatmap/uniform",
+        note=_uniform_note(grid),
         scales=[Fraction(sensitivity) / Fraction(epsilon)],
     )
+
+
+def _uniform_note(grid: Grid) -> str:
+    """The uniform grid's label in the budget's history, the same for its check and its debit."""
+    return f"{grid.n_released} cells of {grid.cell_size:g} m, parallel composition"
 
 
 @register_method("uniform")
@@ -258,5 +264,5 @@ def uniform(
         rng=source,
         budget=budget,
         mechanism="heatmap/uniform",
-        note=f"{grid.n_released} cells of {grid.cell_size:g} m, parallel composition",
+        note=_uniform_note(grid),
     )
