@@ -182,6 +182,17 @@ def test_bad_input_exits_2_with_one_line(cli, tmp_path, change, needle):
     assert not (tmp_path / "map.gpkg").exists()
 
 
+def check_heatmap_refusal(method: str, target: str, epsilon: str) -> ValueError:
+    """The library's refusal of ``epsilon`` on a grid of many cells (the CLI's has 255)."""
+    from dpatlas.spatial import Grid
+    from dpatlas.spatial.heatmap import check_heatmap
+
+    grid = Grid.from_bounds((0, 0, 850, 750), cell_size=50, crs="EPSG:27700")
+    with pytest.raises(ValueError, match=r"; use epsilon >= \S+$") as err:
+        check_heatmap(grid, epsilon=float(epsilon), method=method, target=target)
+    return err.value
+
+
 @pytest.mark.parametrize(
     ("method", "target", "epsilon"),
     [
@@ -200,7 +211,9 @@ def test_an_epsilon_too_small_to_sample_is_refused_before_the_points_are_read(
     args += ["--target", target, "--out", tmp_path / "map.gpkg", "--ledger", ledger]
     res = cli("heatmap", *args, "--dataset", "d")
     assert res.code == 2
-    assert "too large (> 2**50) to sample exactly" in res.err
+    assert f"--epsilon {float(epsilon)!r} is too small for heatmap method {method!r}" in res.err
+    least = float(res.err.strip().rsplit("; use epsilon >= ", 1)[1])  # the library's smallest ε
+    assert least == float(str(check_heatmap_refusal(method, target, epsilon)).rsplit(" ", 1)[1])
     assert len(res.err.strip().splitlines()) == 1, res.err
     assert Budget.open(ledger, dataset="d").history == ()
 

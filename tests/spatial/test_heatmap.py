@@ -165,7 +165,10 @@ def test_an_epsilon_too_small_to_sample_is_refused_before_the_sites_are_read(
 ):
     """It was refused by the sampler, after the sites were read (nothing spent either way)."""
     budget = Budget(1.0)
-    with pytest.raises(ValueError, match=r"too large \(> 2\*\*50\) to sample exactly"):
+    too_small = (
+        rf"^epsilon={epsilon!r} is too small for heatmap method '{method}' .*; use epsilon >= "
+    )
+    with pytest.raises(ValueError, match=too_small):
         heatmap(
             Unreadable(),
             GRID,

@@ -118,7 +118,7 @@ def check_heatmap(
     >>> check_heatmap(g, epsilon=1e-14, target="regions")
     Traceback (most recent call last):
     ...
-    ValueError: noise scale sensitivity/epsilon is about 2**59, too large (> 2**50) ...
+    ValueError: epsilon=1e-14 is too small for heatmap method 'auto' ...; use epsilon >= 6.36646291877655e-12
     """
     _public_inputs(
         grid, epsilon, method, target, method_options, budget, max_sites_per_individual, adjacency

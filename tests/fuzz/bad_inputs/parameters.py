@@ -81,6 +81,13 @@ PARAMETERS: tuple[Row, ...] = (
         "epsilon=1e-12 is too small for smooth sensitivity with delta=0",
     ),
     Row(
+        "epsilon too small for PrivTree's split noise",
+        "spatial.heatmap",
+        lambda _: sp.heatmap(XY, GRID, epsilon=1e-14, method="privtree", crs=CRS),
+        ValueError,
+        "epsilon=1e-14 is too small for heatmap method 'privtree'",
+    ),
+    Row(
         "sensitivity=0",
         "laplace",
         lambda _: dp.laplace(1.0, sensitivity=0, epsilon=1),

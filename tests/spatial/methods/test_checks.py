@@ -4,13 +4,14 @@
 sites are read; :func:`~dpatlas.spatial.heatmap` then checks the budget with the cost the check
 returns, and the method debits its own. The two must agree exactly, for every registered
 method (found in the registry, so a new method is covered), every option and every kind of
-budget.
+budget; and a too-small ε is refused with ``epsilon=`` and the smallest ε the check accepts.
 """
 
 from __future__ import annotations
 
 import inspect
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from dpatlas.core.accounting.charge import Charge, open_charge
 from dpatlas.core.accounting.records import dec
 from dpatlas.errors import BudgetExceededError
 from dpatlas.spatial.heatmap import check_heatmap
-from dpatlas.spatial.methods import CHECKS, METHODS, open_release
+from dpatlas.spatial.methods import CHECKS, METHODS, open_release, smallest_epsilon
 from dpatlas.spatial.methods import privtree as privtree_module
 
 CRS = "EPSG:3035"
@@ -158,7 +159,9 @@ def test_the_check_accepts_what_the_release_accepts_and_no_other_option(name: st
 def test_the_checked_cost_is_the_debited_cost(name: str, kind: str, tmp_path: Path) -> None:
     budget = _budget(kind, tmp_path)
     for options in option_sets(name):
-        for epsilon in EPSILONS:
+        least = smallest_epsilon(lambda e, o=options: the_check(name, o, e), 1e-300)
+        assert least is not None
+        for epsilon in (*EPSILONS, least):
             assert_check_pins_the_debit(name, options, epsilon, budget)
     assert_check_pins_the_debit(name, {}, 0.5, budget, k=3)
 
@@ -202,3 +205,78 @@ def test_the_option_pin_fails_when_a_release_takes_an_option_its_check_lacks(mon
     assert check_options("privtree") != method_options("privtree")
     with pytest.raises(AssertionError):
         test_every_registered_method_has_a_check_with_exactly_its_options()
+
+
+# -- a too-small ε: named, with the smallest ε the check accepts ------------------------------
+
+TINY = [
+    ("uniform", {}, 1e-16, 1),
+    ("privtree", {}, 1e-14, 1),
+    ("privtree", {}, 1e-11, 3),  # k = 3: the split rule's λ is three times larger
+    ("privtree", {"tree_fraction": 0.1}, 1e-11, 1),
+    ("adaptive", {}, 1e-14, 1),
+    ("auto", {"target": "regions"}, 1e-14, 1),
+    ("auto", {}, 1e-16, 1),
+]
+SMALLEST = re.compile(r"; use epsilon >= (\S+)$")
+
+
+def _least(message: str) -> float:
+    found = SMALLEST.search(message)
+    assert found is not None, message
+    return float(found.group(1))
+
+
+def _refusal(name: str, options: dict[str, Any], epsilon: float, k: int) -> str:
+    with pytest.raises(ValueError, match=r"^epsilon=") as err:
+        check_heatmap(GRID, epsilon=epsilon, method=name, max_sites_per_individual=k,
+                      **_heatmap_args(options))  # fmt: skip
+    return str(err.value)
+
+
+@pytest.mark.parametrize(("name", "options", "epsilon", "k"), TINY)
+def test_a_too_small_epsilon_is_named_with_the_smallest_accepted(name, options, epsilon, k):
+    """It named the sampler's scale ("about 2**59" lattice steps for PrivTree), not ε."""
+    message = _refusal(name, options, epsilon, k)
+    assert message.startswith(
+        f"epsilon={epsilon!r} is too small for heatmap method {name!r} (sensitivity {k}"
+    ), message
+    assert "2**" not in message
+    least = _least(message)
+    check_heatmap(GRID, epsilon=least, method=name, max_sites_per_individual=k,
+                  **_heatmap_args(options))  # fmt: skip
+    below = math.nextafter(least, 0.0)
+    assert _least(_refusal(name, options, below, k)) == least
+    budget = Budget(1.0)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        sp.heatmap(Unreadable(), GRID, epsilon=epsilon, method=name, budget=budget,
+                   max_sites_per_individual=k, crs=CRS, **_heatmap_args(options))  # fmt: skip
+    assert budget.history == ()
+
+
+def test_privtree_smallest_epsilon_is_where_its_split_scale_reaches_the_sampler_limit():
+    """By hand: PrivTree's split noise ``λ ≈ 7/(3 ε_tree)`` counts, on a lattice of 1024 steps,
+    must stay below the sampler's ``2**50`` steps: ``ε >= 2 · 7 · 1024 / (3 · 2**50)``."""
+    least = _least(_refusal("privtree", {}, 1e-14, 1))
+    assert least == pytest.approx(2 * 7 * 1024 / (3 * 2**50), rel=1e-4)
+
+
+def test_an_epsilon_refused_for_another_reason_keeps_its_message():
+    with pytest.raises(ValueError, match=r"^tree_fraction must be a float in \(0, 1\), got 2.0$"):
+        check_heatmap(GRID, epsilon=1e-14, method="privtree", method_options={"tree_fraction": 2.0})
+
+
+def test_the_smallest_epsilon_search_is_exact_on_a_known_boundary():
+    def run(eps: float) -> None:
+        if eps < 0.1:
+            raise ValueError("too small")
+
+    assert smallest_epsilon(run, 1e-300) == 0.1
+    assert smallest_epsilon(run, math.nextafter(0.1, 0.0)) == 0.1
+    assert smallest_epsilon(run, 0.5) is None  # accepted: not refused for being small
+    assert smallest_epsilon(lambda e: run(1e-9), 1e-3) is None  # refused at every ε
+
+    def refuse_all(eps: float) -> None:
+        raise ValueError("bad option")
+
+    assert smallest_epsilon(refuse_all, 1e-3) is None

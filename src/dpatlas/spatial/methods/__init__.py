@@ -15,7 +15,10 @@ and :func:`open_release` runs them before the sites are read.
 
 from __future__ import annotations
 
+import contextvars
+import functools
 import inspect
+import struct
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -29,6 +32,7 @@ from dpatlas.core.accounting.cost import Cost
 from dpatlas.core.noise.discrete_laplace import discrete_laplace, discrete_laplace_cost
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RandomSource
+from dpatlas.core.validation import MAX_EPSILON
 from dpatlas.spatial.grid import Grid
 
 __all__ = [
@@ -41,6 +45,7 @@ __all__ = [
     "open_release",
     "register_check",
     "register_method",
+    "smallest_epsilon",
     "uniform",
 ]
 
@@ -108,17 +113,100 @@ def register_check(name: str) -> Callable[[Callable[..., Charge]], Callable[...,
     what the method would raise on them, and returns the release's
     :class:`~dpatlas.core.accounting.charge.Charge`, opened without a budget.
 
+    The registered check refuses an ε that is too small (one whose noise, or a part of ε,
+    cannot be drawn exactly, while a larger ε passes with the same options) with a message
+    that names ``epsilon=`` and the smallest ε the same check accepts
+    (:func:`smallest_epsilon`).
+
     Examples
     --------
     >>> CHECKS["uniform"] is check_uniform
     True
+    >>> g = Grid.from_bounds((0, 0, 2, 1), cell_size=1, crs="EPSG:3035")
+    >>> check_uniform(g, epsilon=1e-16, sensitivity=1)
+    Traceback (most recent call last):
+    ...
+    ValueError: epsilon=1e-16 is too small for heatmap method 'uniform' ...; use epsilon >= 8.881784197001254e-16
     """
 
     def add(fn: Callable[..., Charge]) -> Callable[..., Charge]:
-        CHECKS[name] = fn
-        return fn
+        @functools.wraps(fn)
+        def check(grid: Grid, *, epsilon: float, sensitivity: int, **options: Any) -> Charge:
+            def run(eps: float) -> Charge:
+                return fn(grid, epsilon=eps, sensitivity=sensitivity, **options)
+
+            try:
+                return run(epsilon)
+            except ValueError as err:
+                if _SEARCHING.get():
+                    raise
+                smallest = smallest_epsilon(run, epsilon)
+                if smallest is None:
+                    raise
+                settings = ", ".join(
+                    [f"sensitivity {sensitivity}", *(f"{k}={v!r}" for k, v in options.items())]
+                )
+                raise ValueError(
+                    f"epsilon={epsilon!r} is too small for heatmap method {name!r} ({settings}): "
+                    "the noise it needs cannot be drawn exactly; "
+                    f"use epsilon >= {smallest!r}"
+                ) from err
+
+        CHECKS[name] = check
+        return check
 
     return add
+
+
+_SEARCHING: contextvars.ContextVar[bool] = contextvars.ContextVar("_SEARCHING", default=False)
+"""True while :func:`smallest_epsilon` runs a check (an inner check then does not search)."""
+
+
+def _bits(x: float) -> int:
+    return int(struct.unpack("<q", struct.pack("<d", x))[0])
+
+
+def _float(bits: int) -> float:
+    return float(struct.unpack("<d", struct.pack("<q", bits))[0])
+
+
+def smallest_epsilon(run: Callable[[float], object], epsilon: float) -> float | None:
+    """The smallest float ε above ``epsilon`` that ``run`` accepts, if ``epsilon`` is too small.
+
+    ``run(ε)`` raises ValueError to refuse ε. When ``epsilon`` (a float in ``(0, 1e6)``) is
+    refused and the largest ε, ``1e6``, is accepted, the float boundary in between is found
+    by bisection on the floats' bit patterns: the result is accepted and the float just
+    below it is refused, by ``run`` itself. Otherwise (``epsilon`` is not the reason) None.
+
+    Examples
+    --------
+    >>> def run(eps):
+    ...     if eps < 0.1:
+    ...         raise ValueError("too small")
+    >>> smallest_epsilon(run, 1e-5), smallest_epsilon(run, 1.0)
+    (0.1, None)
+    """
+    if not (isinstance(epsilon, float) and 0.0 < epsilon < MAX_EPSILON):
+        return None
+
+    def accepts(eps: float) -> bool:
+        try:
+            run(eps)
+        except ValueError:
+            return False
+        return True
+
+    token = _SEARCHING.set(True)
+    try:
+        if accepts(epsilon) or not accepts(MAX_EPSILON):
+            return None
+        low, high = _bits(epsilon), _bits(MAX_EPSILON)  # refused, accepted
+        while high - low > 1:
+            mid = (low + high) // 2
+            low, high = (low, mid) if accepts(_float(mid)) else (mid, high)
+        return _float(high)
+    finally:
+        _SEARCHING.reset(token)
 
 
 def open_release(
@@ -144,7 +232,7 @@ def open_release(
     >>> open_release("uniform", g, epsilon=1e-300, sensitivity=1, options={})
     Traceback (most recent call last):
     ...
-    ValueError: noise scale sensitivity/epsilon is about 2**997, too large (> 2**50) ...
+    ValueError: epsilon=1e-300 is too small for heatmap method 'uniform' ...; use epsilon >= 8.881784197001254e-16
     """
     check = CHECKS.get(method)
     if check is None:

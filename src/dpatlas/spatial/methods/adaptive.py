@@ -132,7 +132,7 @@ def check_adaptive(
     >>> check_adaptive(g, epsilon=1e-14, sensitivity=1, **opts)
     Traceback (most recent call last):
     ...
-    ValueError: noise scale sensitivity/epsilon is about 2**53, too large (> 2**50) ...
+    ValueError: epsilon=1e-14 is too small for heatmap method 'adaptive' ...; use epsilon >= 4.440892098500627e-14
     """
     return _plan(epsilon, sensitivity, None, n_sites=n_sites, n_fraction=n_fraction, alpha=alpha)[0]
 

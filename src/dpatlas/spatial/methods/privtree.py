@@ -133,7 +133,7 @@ def check_privtree(
     >>> check_privtree(g, epsilon=1e-14, sensitivity=1, **opts)
     Traceback (most recent call last):
     ...
-    ValueError: noise scale sensitivity/epsilon is about 2**58, too large (> 2**50) ...
+    ValueError: epsilon=1e-14 is too small for heatmap method 'privtree' ...; use epsilon >= 4.2443086125177e-12
     """
     return _plan(
         epsilon,
