@@ -133,7 +133,7 @@ def test_input_errors_name_the_fix(client):
 
 def test_smooth_epsilon_too_small_is_refused_before_the_debit_and_the_job(tmp_path, client):
     budget = Budget(1.0, 1e-3)
-    with pytest.raises(ValueError, match=r"too small .* delta=1e-06 .* use epsilon >= 1\.05"):
+    with pytest.raises(ValueError, match=r"too small .* delta=1e-06 .* use epsilon >= 2\.11"):
         triangle_count(  # a path that does not exist: the refusal comes before reading
             str(tmp_path / "nothing*.parquet"),
             n=4,
