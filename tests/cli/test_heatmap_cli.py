@@ -212,7 +212,7 @@ def test_an_epsilon_too_small_to_sample_is_refused_before_the_points_are_read(
     res = cli("heatmap", *args, "--dataset", "d")
     assert res.code == 2
     assert f"--epsilon {float(epsilon)!r} is too small for heatmap method {method!r}" in res.err
-    least = float(res.err.strip().rsplit("; use epsilon >= ", 1)[1])  # the library's smallest ε
+    least = float(res.err.strip().rsplit("; use --epsilon >= ", 1)[1])  # the library's smallest ε
     assert least == float(str(check_heatmap_refusal(method, target, epsilon)).rsplit(" ", 1)[1])
     assert len(res.err.strip().splitlines()) == 1, res.err
     assert Budget.open(ledger, dataset="d").history == ()

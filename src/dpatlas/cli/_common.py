@@ -112,6 +112,8 @@ def shell_words(message: str, keywords: Mapping[str, str]) -> str:
     '--delta 1e-06 applies only to --method smooth'
     >>> shell_words("the header is one column holding ';'; pass sep=';'", {"sep": "--sep"})
     "the header is one column holding ';'; pass --sep ';'"
+    >>> shell_words("epsilon=1e-14 is too small; use epsilon >= 4.2e-12", {"epsilon": "--epsilon"})
+    '--epsilon 1e-14 is too small; use --epsilon >= 4.2e-12'
     """
     for pattern, replacement in _PHRASES:
         message = pattern.sub(replacement, message)
@@ -123,7 +125,7 @@ def shell_words(message: str, keywords: Mapping[str, str]) -> str:
         message = re.sub(rf"(?<![\w.-]){name}=(?=[^\s,;)])", f"{flag} ", message)
         metavar = _METAVARS.get(flag, "VALUE")
         message = re.sub(rf"(?<![\w.-]){name}=", f"{flag} {metavar}", message)
-        message = re.sub(rf"(?<![\w.`'-]){name}(?= must\b)", flag, message)
+        message = re.sub(rf"(?<![\w.`'-]){name}(?= must\b| >= )", flag, message)
     return message
 
 
