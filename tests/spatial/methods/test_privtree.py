@@ -10,7 +10,7 @@ from tests.helpers.sources import CountingSource
 
 from dpatlas.core import Budget, get_source
 from dpatlas.errors import BudgetExceededError
-from dpatlas.spatial import Grid, SiteCounts
+from dpatlas.spatial import Grid, SiteCounts, heatmap
 from dpatlas.spatial.methods import METHODS
 from dpatlas.spatial.methods.privtree import grow_tree, privtree_release
 from dpatlas.spatial.tree.hierarchy import Hierarchy, least_squares
@@ -153,3 +153,18 @@ def test_leaf_noise_has_the_scale_of_the_leaf_budget(method, eps_leaf):
     samples = np.asarray(noise, dtype=np.int64)
     assert samples.size > 20_000
     assert_scale_detected(samples, dlap_pmf, 1 / eps_leaf, alpha=ALPHA)
+
+
+@pytest.mark.parametrize("theta", [1e16, -1e16, 9.007199254740991e15])
+def test_privtree_refuses_a_theta_beyond_int64_before_spending(theta):
+    """θ = 1e16 passed every check, then the budget was debited and the split test raised
+    OverflowError: ε spent, nothing released. It is refused now, before the sites are read."""
+    budget = Budget(epsilon=1.0)
+    xy = (np.array([1.5, 2.5]), np.array([1.5, 2.5]))
+    grid = Grid.from_bounds((0, 0, 8, 8), cell_size=1, crs="EPSG:3035")
+    with pytest.raises(ValueError, match=r"theta must be at most 2\*\*48 counts in size"):
+        heatmap(
+            xy, grid, epsilon=1.0, method="privtree", method_options={"theta": theta},
+            budget=budget, crs="EPSG:3035", rng=0,
+        )  # fmt: skip
+    assert budget.spent.epsilon == 0

@@ -13,6 +13,7 @@ from dpatlas.core import get_source
 from dpatlas.spatial.methods._splitrule import SplitRule, split_rule
 
 ALPHA = 1e-6
+MAX_THETA = 2.0**48  # counts: the largest |θ| split_rule accepts
 
 
 def path_log_ratios(rule: SplitRule, counts: np.ndarray, max_depth: int) -> np.ndarray:
@@ -176,3 +177,32 @@ def test_audit_of_the_split_path_passes_and_catches_a_missing_bias():
         rng=3,
     )
     assert not result.passed
+
+
+def test_a_theta_near_the_int64_limit_is_refused_not_wrapped():
+    """θ ≈ 9.007e15 counts put the biased counts next to 2**63: int64 wrapped them, so at depth 1
+    a node with 5 sites always split while one with 6 split with probability 1/8 (an infinite
+    privacy loss for one site). Such a θ is now refused, like every θ beyond ``MAX_THETA``."""
+    rule = split_rule(0.5)
+    wrapping = (2**63 - rule.bias + 5 * rule.lattice) / rule.lattice
+    for bad in (wrapping, -wrapping, 1e16, 1e300, MAX_THETA * 2):
+        with pytest.raises(ValueError, match=r"theta must be at most 2\*\*48 counts in size"):
+            split_rule(0.5, theta=bad)
+    with pytest.raises(ValueError, match=r"lattice must be at most 1024 .* got 2048"):
+        split_rule(0.5, lattice=2048)
+
+
+@pytest.mark.parametrize("theta", [MAX_THETA, -MAX_THETA])
+def test_biased_counts_are_exact_at_the_extreme_public_inputs(theta):
+    """At the largest accepted |θ|, the largest bias (scale 2**50) and depth 63, and up to 2**52
+    sites, ``B = max(s·c - d·D - Θ, -D)`` in int64 equals the exact integer, and rises with c."""
+    rule = split_rule(1.02 * 1024 * 7 / 3 / 2**50, theta=theta)  # about the finest ε_tree
+    assert rule.scale[0] / rule.scale[1] > 2**49
+    counts = np.array([0, 1, 2, 2**40, 2**52 - 1], dtype=np.int64)
+    for depth in (0, 1, 40, 63):
+        exact = [
+            max(int(c) * rule.lattice - depth * rule.bias - rule.offset, -rule.bias) for c in counts
+        ]
+        got = rule.biased(counts, depth)
+        assert got.tolist() == exact
+        assert (np.diff(got) >= 0).all()

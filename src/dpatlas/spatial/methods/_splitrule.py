@@ -35,6 +35,12 @@ Only the nodes containing ``x`` change: on that root-to-leaf path every count gr
    ``e^{1/λ}``.
 3. A node that is one cell of the user's grid, or holds no released cell, is never split, by
    a rule that reads no data: its factor is 1 under every dataset, so the bound holds.
+4. The proof needs ``B`` exact: int64 arithmetic that wrapped would make ``B`` jump by
+   ``2**64`` between two neighbouring counts (a node always split with 5 sites, with 6 split
+   with probability 1/8: an infinite loss). The scale check keeps ``D < 2**51``, a quadtree
+   of at most ``2**63`` cells per side has depth ``d < 64``, ``s <= 2**10``, and ``|θ| <=
+   2**48`` counts (:data:`MAX_THETA`; ``theta_levels <= 64``) keeps ``|Θ| <= 2**58``, so with
+   ``c < 2**52`` sites ``|s·c - d·D - Θ| < 2**62 + 2**57 + 2**58 < 2**63``: nothing overflows.
 
 The loss is independent of the depth and of ``θ`` (which shifts every ``Y'`` alike), as in
 the paper. :func:`split_rule` solves ``k · loss(λ) <= ε_tree`` for ``λ`` (``k`` the
@@ -52,9 +58,14 @@ from dpatlas.core.noise.discrete_laplace import rational_scale, sample_discrete_
 from dpatlas.core.rng import RandomSource
 from dpatlas.core.validation import check_epsilon, check_positive_int
 
-__all__ = ["SplitRule", "split_rule"]
+__all__ = ["MAX_THETA", "SplitRule", "split_rule"]
 
 _MARGIN = 1e-9
+MAX_LATTICE = 1024
+"""Finest lattice, ``1/1024`` of a count (the default), for exact int64 biased counts (point 4)."""
+MAX_THETA = 2.0**48
+"""Largest ``|θ|`` in counts, so that every biased count is exact in int64 (point 4 above):
+far more sites than any data set holds, so no useful threshold lies beyond it."""
 MAX_THETA_LEVELS = 64
 """Upper limit of ``theta_levels``, a sanity bound: twice the depth of a 2**32 × 2**32 grid's
 quadtree, so no useful threshold lies further below ``θ = 0``."""
@@ -168,8 +179,19 @@ def split_rule(
     k = check_positive_int(sensitivity, "sensitivity")
     beta = check_positive_int(fanout, "fanout", minimum=2)
     s = check_positive_int(lattice, "lattice")
+    if s > MAX_LATTICE:
+        raise ValueError(
+            f"lattice must be at most {MAX_LATTICE} (so biased counts stay exact in int64), "
+            f"got {s!r}"
+        )
     if theta is not None and not (isinstance(theta, (int, float)) and math.isfinite(theta)):
         raise ValueError(f"theta must be a finite number of counts or None, got {theta!r}")
+    if theta is not None and abs(theta) > MAX_THETA:
+        raise ValueError(
+            f"theta must be at most 2**48 counts in size (more sites than any map holds), got "
+            f"{theta!r}; a threshold that far from 0 either never or always splits: use "
+            "theta_levels for a threshold below 0"
+        )
     if isinstance(theta_levels, bool) or not (
         isinstance(theta_levels, (int, float)) and 0 <= theta_levels <= MAX_THETA_LEVELS
     ):
