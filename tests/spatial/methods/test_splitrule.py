@@ -206,3 +206,15 @@ def test_biased_counts_are_exact_at_the_extreme_public_inputs(theta):
         got = rule.biased(counts, depth)
         assert got.tolist() == exact
         assert (np.diff(got) >= 0).all()
+
+
+def test_theta_takes_any_real_number_but_not_a_bool():
+    """np.int64(3) was refused as "not a finite number" and True was taken as 1 count."""
+    rule = split_rule(0.5, theta=np.int64(3))
+    assert rule.theta == split_rule(0.5, theta=3.0).theta
+    assert type(rule.offset) is int
+    assert split_rule(0.5, theta=None, theta_levels=np.int64(2)).offset == -2 * split_rule(0.5).bias
+    with pytest.raises(
+        ValueError, match="theta must be a finite number of counts or None, got True"
+    ):
+        split_rule(0.5, theta=True)

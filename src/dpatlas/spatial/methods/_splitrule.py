@@ -50,6 +50,7 @@ sensitivity, by group privacy for ``k`` sites per individual or ``replace``).
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -145,6 +146,11 @@ def _loss(lam: float, fanout: int, sensitivity: int, bias: int, lattice: int) ->
     return sensitivity * min(loose, tight)
 
 
+def _is_real(value: object) -> bool:
+    """A real number (Python or numpy), not a bool."""
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
 def _bias(lam: float, fanout: int, lattice: int) -> int:
     return math.ceil(lam * math.log(fanout) * lattice * (1 + _MARGIN))
 
@@ -184,7 +190,7 @@ def split_rule(
             f"lattice must be at most {MAX_LATTICE} (so biased counts stay exact in int64), "
             f"got {s!r}"
         )
-    if theta is not None and not (isinstance(theta, (int, float)) and math.isfinite(theta)):
+    if theta is not None and not (_is_real(theta) and math.isfinite(theta)):
         raise ValueError(f"theta must be a finite number of counts or None, got {theta!r}")
     if theta is not None and abs(theta) > MAX_THETA:
         raise ValueError(
@@ -192,9 +198,7 @@ def split_rule(
             f"{theta!r}; a threshold that far from 0 either never or always splits: use "
             "theta_levels for a threshold below 0"
         )
-    if isinstance(theta_levels, bool) or not (
-        isinstance(theta_levels, (int, float)) and 0 <= theta_levels <= MAX_THETA_LEVELS
-    ):
+    if not (_is_real(theta_levels) and 0 <= theta_levels <= MAX_THETA_LEVELS):
         raise ValueError(
             f"theta_levels must be a number in [0, {MAX_THETA_LEVELS}] (levels of bias below "
             f"θ = 0), got {theta_levels!r}"
@@ -212,7 +216,7 @@ def split_rule(
     scale = rational_scale(high * s)
     lam = scale[0] / scale[1] / s
     bias = _bias(lam, beta, s)
-    offset = -round(theta_levels * bias) if theta is None else round(theta * s)
+    offset = int(-round(theta_levels * bias) if theta is None else round(theta * s))
     rule = SplitRule(eps, k, beta, s, scale, bias, offset)
     if rule.loss() * (1 + _MARGIN) > eps:  # the rational scale rounded λ down: refuse
         raise ValueError(f"epsilon_tree={eps!r} gives no exact split scale; use another value")
