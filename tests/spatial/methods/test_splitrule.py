@@ -218,3 +218,44 @@ def test_theta_takes_any_real_number_but_not_a_bool():
         ValueError, match="theta must be a finite number of counts or None, got True"
     ):
         split_rule(0.5, theta=True)
+
+
+def worst_path_loss(rule: SplitRule, depth: int = 48) -> float:
+    """Exact maximum over every count path of ``log P[splits on the path | D'] - log P[... | D]``.
+
+    A dynamic programme over (depth, count of the node holding the added site, ``c' >= 1``):
+    counts never grow going down, so the best path from a node continues to a child with a
+    count at most its own; the path's leaf only lowers the ratio (not splitting is likelier
+    under ``D``). Depth 48 with counts up to 60 noise scales above the deepest bias covers
+    every node whose factor is not 1 to within float rounding.
+    """
+    t = rule.scale[0] / rule.scale[1]
+    cmax = int((depth * rule.bias + rule.offset + 60 * t) / rule.lattice) + 5
+    counts = np.arange(1, cmax + 1, dtype=np.int64)
+    below = np.zeros(cmax)
+    worst = 0.0
+    for d in range(depth, -1, -1):
+        split_added = rule.log_probabilities(rule.biased(counts, d))[0]
+        split_base = rule.log_probabilities(rule.biased(counts - 1, d))[0]
+        here = split_added - split_base + np.maximum(below, 0.0)
+        worst = max(worst, float(here.max()))
+        below = np.maximum.accumulate(here)
+    return worst
+
+
+@pytest.mark.parametrize("theta", [0.0, None, 7.5])
+@pytest.mark.parametrize("k", [1, 2])
+@pytest.mark.parametrize("eps", [0.05, 0.5, 2.0, 8.0])
+def test_the_worst_path_over_all_counts_costs_at_most_epsilon_tree(eps, k, theta):
+    """The exact supremum over all paths (not a sample of them), both directions, k sites."""
+    rule = split_rule(eps, sensitivity=k, theta=theta)
+    worst = worst_path_loss(rule)
+    assert k * worst <= eps
+    assert k / rule.lam <= eps  # removing a site: only the path's leaf, by at most e^{1/λ}
+    assert k * worst > 0.4 * eps  # the bound is nearly reached: the check can fail
+
+
+def test_the_worst_path_check_catches_a_bias_below_lambda_ln_beta():
+    rule = split_rule(0.5)
+    weak = SplitRule(rule.epsilon, 1, 4, rule.lattice, rule.scale, bias=rule.bias // 2)
+    assert worst_path_loss(weak) > 0.5
