@@ -163,6 +163,38 @@ def test_release_does_not_depend_on_the_order_nodes_were_added() -> None:
     assert list(synthesize(mixed, n=3, epsilon=1.0, rng=0).value.nodes) == [1, 2, "b"]
 
 
+class _Tag:
+    """A node label that does not sort, with the same ``repr`` for every instance."""
+
+    def __repr__(self) -> str:
+        return "tag"
+
+
+def test_release_does_not_depend_on_the_order_of_labels_that_only_partly_sort() -> None:
+    # frozensets sort by inclusion, a partial order: sorted() then keeps the insertion order of
+    # incomparable labels, and nx.Graph(edges) inserts nodes in their order of first appearance
+    # in the edges (data). Such labels are ordered by type name and repr instead
+    ids = [frozenset({i}) for i in range(40)]
+    edges = [(ids[u], ids[v]) for u, v in nx.gnp_random_graph(40, 0.2, seed=3).edges]
+    a, b = nx.Graph(), nx.Graph()
+    a.add_nodes_from(ids)
+    b.add_nodes_from(ids[::-1])
+    a.add_edges_from(edges)
+    b.add_edges_from(edges)
+    ra, rb = (synthesize(g, n=40, epsilon=1.0, rng=11) for g in (a, b))
+    assert list(ra.value.nodes) == list(rb.value.nodes) == sorted(ids, key=repr)
+    assert set(map(frozenset, ra.value.edges)) == set(map(frozenset, rb.value.edges))
+    assert np.array_equal(ra.communities, rb.communities)
+
+
+def test_labels_that_neither_sort_nor_have_distinct_reprs_are_refused_before_spending() -> None:
+    budget = Budget(1.0)
+    g = nx.Graph([(_Tag(), _Tag()), (0, 1)])
+    with pytest.raises(ValueError, match=r"node labels tag and tag .* relabel the nodes"):
+        synthesize(g, n=4, epsilon=1.0, budget=budget, rng=0)
+    assert budget.spent.epsilon == 0.0
+
+
 def test_tiny_graphs() -> None:
     for n in (0, 1, 2, 3):
         rel = synthesize(np.zeros((0, 2), dtype=np.int64), n=n, epsilon=1.0, rng=0)

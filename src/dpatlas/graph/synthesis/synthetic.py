@@ -43,6 +43,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from fractions import Fraction
+from itertools import pairwise
 from types import MappingProxyType
 from typing import Any
 
@@ -159,18 +160,16 @@ def _in_public_order(g: EdgeGraph) -> EdgeGraph:
     The mechanism breaks ties by node index (the visiting order of equal noisy degrees, which
     of them are hubs), so the index order must not depend on the data (a networkx graph's
     insertion order, or an edge list's order of first appearance, may): sorted ids make the
-    release a function of the labelled graph alone. Labels that do not sort together are
-    ordered by type name and ``repr``.
+    release a function of the labelled graph alone. Labels that do not sort into one chain
+    (mixed types; sets, ordered by inclusion; NaN), which ``sorted`` would leave partly in
+    their given order, are ordered by type name and ``repr``; labels that tie there too are
+    refused.
     """
     ids = g.ids
     if isinstance(ids, np.ndarray):
         order = np.argsort(ids, kind="stable")
     else:
-        try:
-            order = np.asarray(sorted(range(g.n), key=ids.__getitem__), dtype=np.int64)
-        except TypeError:
-            keys = [(type(x).__name__, repr(x)) for x in ids]
-            order = np.asarray(sorted(range(g.n), key=keys.__getitem__), dtype=np.int64)
+        order = np.asarray(_label_order(ids), dtype=np.int64)
     if np.array_equal(order, np.arange(g.n)):
         return g
     rank = np.empty(g.n, dtype=np.int64)
@@ -181,6 +180,27 @@ def _in_public_order(g: EdgeGraph) -> EdgeGraph:
     new_ids = ids[order] if isinstance(ids, np.ndarray) else tuple(ids[i] for i in order)
     h = as_edge_graph(edges, n=g.n)
     return EdgeGraph(h.n, h.indptr, h.indices, new_ids, nodes_public=True, ids_public=True)
+
+
+def _label_order(ids: tuple[Any, ...]) -> list[int]:
+    """Indices of ``ids`` in an order that does not depend on the order they are given in."""
+    try:
+        order = sorted(range(len(ids)), key=ids.__getitem__)
+        if all(ids[a] < ids[b] for a, b in pairwise(order)):
+            return order  # a chain: the one increasing order of these labels
+    except TypeError:
+        pass
+    keys = [(type(x).__name__, repr(x)) for x in ids]
+    order = sorted(range(len(ids)), key=keys.__getitem__)
+    for a, b in pairwise(order):
+        if keys[a] == keys[b]:
+            raise ValueError(
+                f"node labels {ids[a]!r} and {ids[b]!r} neither sort nor differ in type and repr, "
+                "so no order fixed by the public node set breaks ties between them (the order a "
+                "graph lists its nodes in may depend on its edges): relabel the nodes with "
+                "integers or strings, e.g. nx.relabel_nodes(G, mapping)"
+            )
+    return order
 
 
 def synthesize(
