@@ -102,3 +102,34 @@ def test_private_partition_counts_earlier_non_hubs_and_every_hub() -> None:
         resolution=0.0,
     )
     assert labels.tolist() == [2] * 6
+
+
+def test_a_move_depends_on_the_released_counts_only_even_past_two_to_the_53(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # node 1's released vector is (count + noise) per label: [2**53 + 2, 2**53 + 2, ...] on both
+    # graphs (count 1 with noise 2**53 + 1, or count 0 with noise 2**53 + 2). Its move is
+    # post-processing only if it is a function of that vector: the same label on both. Noise
+    # held as float64 rounds 2**53 + 1 to 2**53 first, so the count then decided the move
+    big, low = 2**53, -(2**60)
+    k = partition_size(4.0)
+
+    def run(edges: np.ndarray, first: int) -> list[int]:
+        rows = np.full((2, k), low, dtype=np.int64)
+        rows[0, 0] = 10  # node 0 (visited first, no earlier neighbour) takes label 0
+        rows[1, :2] = [big + first, big + 2]
+        draws = iter([np.zeros(0, np.int64), rows.ravel(), np.zeros(2 * k, np.int64)])
+        monkeypatch.setattr(measure, "_dlap", lambda src, size, scale: next(draws))
+        g = as_edge_graph(edges, n=2)
+        labels = measure.private_partition(
+            g,
+            np.array([2.0, 1.0]),
+            4.0,
+            get_source(0),
+            _Start([3, 3]),  # type: ignore[arg-type]
+            resolution=0.0,
+            revisit=0.0,
+        )
+        return labels.tolist()
+
+    assert run(np.array([[0, 1]]), 1) == run(np.zeros((0, 2), np.int64), 2)

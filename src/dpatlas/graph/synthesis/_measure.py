@@ -100,7 +100,9 @@ def private_partition(
     neighbours, ``Y_u`` of scale ``2/ε``. A node takes the label maximising
     ``(c_u + Z_u)[k]`` (a hub) or ``(a_u + X_u)[k] + β (h_u + Y_u)[k]`` (β = :data:`HUB_WEIGHT`:
     the hubs' labels are a weaker, noisier signal), minus ``γ w_u W_k / Σw`` (a modularity
-    gain with resolution ``γ``; ``W_k`` sums the public weights labelled ``k``): post-processing.
+    gain with resolution ``γ``; ``W_k`` sums the public weights labelled ``k``): post-processing,
+    as the released vectors are formed exactly (int64) and only then rounded to floats (noise
+    rounded first, past ``2**53``, would let the count decide the move).
 
     Proof. Fix neighbouring graphs, differing in the edge ``{u, v}``. Given everything released
     so far (the labels are functions of earlier releases and public randomness), a released
@@ -128,7 +130,8 @@ def private_partition(
         for lo in range(0, visit.size, step):
             part = visit[lo : lo + step]
             hub = is_hub[part]
-            noise, extra = np.zeros((part.size, k)), np.zeros((part.size, k))
+            noise = np.zeros((part.size, k), dtype=np.int64)
+            extra = np.zeros((part.size, k), dtype=np.int64)
             rows = np.flatnonzero(hub)
             noise[rows] = _dlap(src, rows.size * k, hub_scale).reshape(rows.size, k)
             rows = np.flatnonzero(~hub)
@@ -172,30 +175,31 @@ def _sweep(
     indptr, indices, is_hub, seen = graph
     penalty, beta = weights
     k = totals.size
-    own, hubs = np.zeros(k), np.zeros(k)
+    own, hubs = np.zeros(k, dtype=np.int64), np.zeros(k, dtype=np.int64)
     for i in range(order.size):
         u = order[i]
         for j in range(indptr[u], indptr[u + 1]):
             v = indices[j]
             if is_hub[u]:
-                own[labels[v]] += 1.0
+                own[labels[v]] += 1
             elif is_hub[v]:
-                hubs[labels[v]] += 1.0
+                hubs[labels[v]] += 1
             elif seen[v]:
-                own[labels[v]] += 1.0
+                own[labels[v]] += 1
         seen[u] = True
         totals[labels[u]] -= w[u]
         best, gain = 0, -np.inf
         for c in range(k):
-            value = own[c] + noise[i, c] + beta * (hubs[c] + extra[i, c])
+            # the released integers, exact, then rounded: a function of them alone
+            value = float(own[c] + noise[i, c]) + beta * float(hubs[c] + extra[i, c])
             value -= penalty * w[u] * totals[c]
             if value > gain:
                 best, gain = c, value
         labels[u] = best
         totals[best] += w[u]
         for j in range(indptr[u], indptr[u + 1]):
-            own[labels[indices[j]]] = 0.0
-            hubs[labels[indices[j]]] = 0.0
+            own[labels[indices[j]]] = 0
+            hubs[labels[indices[j]]] = 0
 
 
 def noisy_blocks(
