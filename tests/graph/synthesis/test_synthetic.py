@@ -81,6 +81,22 @@ def test_bad_epsilon_and_n_named() -> None:
         synthesize(PLANTED, n=5, epsilon=1.0)
 
 
+@pytest.mark.parametrize(
+    ("n", "error", "message"),
+    [
+        (-1, TypeError, "n must be a non-negative integer .*, got -1"),
+        (2.0, TypeError, "n must be a non-negative integer .*, got 2.0"),
+        (True, TypeError, "n must be a non-negative integer .*, got True"),
+        (2**31, ValueError, "n must be below 2\\*\\*31"),
+    ],
+)
+def test_bad_n_refused_before_the_graph_is_read(n: object, error: type, message: str) -> None:
+    budget = Budget(1.0)
+    with pytest.raises(error, match=message):
+        synthesize(_Unreadable(), n=n, epsilon=1.0, budget=budget, rng=0)  # type: ignore[arg-type]
+    assert budget.history == ()
+
+
 def test_exact_single_debit_and_record() -> None:
     budget = Budget(2.0)
     rel = synthesize(PLANTED, n=400, epsilon=0.75, budget=budget, rng=1)

@@ -60,7 +60,7 @@ from dpatlas.core.validation import check_epsilon
 from dpatlas.graph.adjacency import EdgeAdjacency
 from dpatlas.graph.exact.counting import common_neighbour_stats
 from dpatlas.graph.exact.triangle_sensitivity import sensitivity_ladder
-from dpatlas.graph.input._convert import is_networkx_graph
+from dpatlas.graph.input._convert import check_node_count, is_networkx_graph
 from dpatlas.graph.input.edgegraph import EdgeGraph, as_edge_graph
 from dpatlas.graph.synthesis._bter import BLOCK_CAPS, coarsen, generate, merge_parts
 from dpatlas.graph.synthesis._deconvolve import deconvolved_degrees
@@ -260,6 +260,8 @@ def synthesize(
     cost = synthesis_cost(eps, split)  # four pure-DP releases
     scales = [2 / Fraction(part[stage]) for stage in ("degrees", "triangles")]
     scales += [1 / Fraction(part["blocks"]), *partition_scales(part["partition"])]
+    if n is not None:  # a public parameter: refused before the graph is read
+        check_node_count(n)
     src = get_source(rng)
     charge = open_charge(cost, budget, mechanism="synthesize", scales=scales)
     g = _public_graph(graph, n, nodes)
