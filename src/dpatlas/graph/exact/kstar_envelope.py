@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -184,19 +185,25 @@ def star_smooth_bounds(n: int, k: int, beta: float) -> np.ndarray:
     """
     gain, g, _ = _tables(n, k)
     c = gain.size - 1
-    # log scores, exponentiated once at the end: e^{-βt} as a factor is subnormal past
-    # βt ~ 708 and loses the precision the release's smooth_peak keeps
-    best = np.full(c + 1, -np.inf)
-    top = math.log(2 * g[c]) if g[c] > 0 else -math.inf  # ln GS
-    live = np.arange(c + 1)  # bounds whose maximum may still grow: ln GS - βt > best
+    best = np.zeros(c + 1)
+    live = np.arange(c + 1)  # bounds whose maximum may still grow: e^{-βt} GS > best
     t = 0
     while live.size:
         first = np.minimum(c, live + t)
         second = np.minimum(c, live + np.maximum(0, t - (c - live)))
-        with np.errstate(divide="ignore"):
-            best[live] = np.maximum(best[live], np.log(g[first] + g[second]) - beta * t)
+        best[live] = np.maximum(best[live], _weighted(g[first] + g[second], beta, t))
         t += 1
-        live = live[top - beta * t > best[live]]
-    out = np.exp(best)
+        live = live[_weighted(2 * g[c], beta, t) > best[live]]
     # a release's bound is at least SMALLEST when GS > 0 (smooth_bound): so is every entry
-    return np.maximum(out, SMALLEST) if g[c] > 0 else out
+    return np.maximum(best, SMALLEST) if g[c] > 0 else best
+
+
+def _weighted(values: Any, beta: float, t: int) -> Any:
+    """``e^{-βt} values``: the product while ``e^{-βt}`` is a normal float, else ``exp`` of the
+    log score, as the release's :func:`~dpatlas.core.noise.local.smooth.smooth_peak` does (a
+    subnormal factor has few significant bits)."""
+    factor = math.exp(-beta * t)
+    if factor >= SMALLEST:
+        return factor * values
+    with np.errstate(divide="ignore"):
+        return np.exp(np.log(values) - beta * t)

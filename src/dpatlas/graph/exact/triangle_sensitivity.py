@@ -176,8 +176,8 @@ def smooth_sensitivity(stats: CommonNeighbourStats, beta: float, *, relaxed: boo
     """β-smooth sensitivity ``S = max_{s >= 0} exp(-β s) LS(s)`` (NOT private by itself).
 
     The maximum is exact over the ladder (after its end the value is constant and the weight
-    decreases), taken in log space and exponentiated once, so that large ``s`` neither
-    underflows nor loses precision in a subnormal factor (``smooth_peak``). With ``relaxed`` it
+    decreases), taken in log space, so that large ``s`` neither underflows nor loses
+    precision in a subnormal factor (``smooth_peak``). With ``relaxed`` it
     uses ``U(s)``, still a β-smooth upper bound because ``U`` is a ladder:
     ``S_U(G) <= e^β S_U(G')`` for neighbours. Mechanisms: ``T + (6 S / ε) Cauchy`` with
     ``β = ε / 6`` (pure ε), or ``T + (2 S / ε) Lap(1)`` with ``β = ε / (2 ln(2 / δ))``.
@@ -193,7 +193,13 @@ def smooth_sensitivity(stats: CommonNeighbourStats, beta: float, *, relaxed: boo
     """
     beta = check_epsilon(beta, "beta")
     ladder = sensitivity_ladder(stats, relaxed=relaxed)
-    if not np.any(ladder > 0):
+    positive = np.flatnonzero(ladder > 0)
+    if positive.size == 0:
         return 0.0
-    # exp of the best log score (no subnormal product), never below I_0 nor underflowing to 0
-    return max(smooth_peak(ladder, beta), float(ladder[0]), SMALLEST)
+    score = np.log(ladder[positive].astype(np.float64)) - beta * positive
+    best = int(positive[np.argmax(score)])
+    factor = np.exp(-beta * best)
+    # the product while the factor is normal; past that exp of the score (smooth_peak: a
+    # subnormal factor loses the precision); never below I_0 nor underflowing to 0
+    peak = float(ladder[best] * factor) if factor >= SMALLEST else smooth_peak(ladder, beta)
+    return max(peak, float(ladder[0]), SMALLEST)

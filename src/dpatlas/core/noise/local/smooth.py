@@ -39,16 +39,17 @@ a set of mass ``<= 2 e^{-x/b} <= 2 exp(-(ε/2)/(e^{β*} - 1)) <= 2 e^{-L} <= δ`
 float error of ``log1p`` and of ``L``).
 So ``P_G(A) <= e^ε P_G'(A) + δ`` for every set ``A``.
 
-Floats. ``S`` is computed as ``exp`` of the largest score ``ln I_t - βt``
-(:func:`smooth_peak`), never as ``I_t · e^{-βt}``: for ``βt`` past about 708 the factor
-``e^{-βt}`` is a subnormal float with few significant bits, and a large ``I_t`` times it
-lands in the normal range off by up to a factor 2 (the ladder ``[0]*99 + [2**61]`` at
-``β = 745/99``: ``S`` 75% too large, and at ``β = 750/99`` 49% too small, so ``S(G)/S(G')``
-broke ``e^β`` by far). Only a score above ``ln(SMALLEST) - 1`` (about ``-709``) is not
-floored, and there ``βt <= 44 + 709`` (``I_t < 2**62``), so the score's rounding (``βt``,
-``ln I_t``, the int-to-float conversion) and ``exp``'s own are below ``810·2**-53 <
-2**-43`` in the exponent: each computed ``S`` is within ``e^{±2**-41}`` of exact, and the
-computed bounds satisfy (S2) with ``β + 2**-40``, the term in ``β*`` above.
+Floats. ``S`` is the term of the largest score ``ln I_t - βt`` (:func:`smooth_peak`),
+computed as ``I_t · e^{-βt}`` only while the factor ``e^{-βt}`` is a normal float, and as
+``exp`` of the score past that: for ``βt`` past about 708 the factor is subnormal, with few
+significant bits, and a large ``I_t`` times it lands in the normal range off by up to a
+factor 2 (the ladder ``[0]*99 + [2**61]`` at ``β = 745/99``: ``S`` 75% too large, and at
+``β = 750/99`` 49% too small, so ``S(G)/S(G')`` broke ``e^β`` by far). Only a score above
+``ln(SMALLEST) - 1`` (about ``-709``) is not floored, and there ``βt <= 44 + 709``
+(``I_t < 2**62``), so the roundings (``βt``, ``ln I_t``, the int-to-float conversion, the
+product) and ``exp``'s own are below ``810·2**-53 < 2**-43`` in the exponent either way: each
+computed ``S`` is within ``e^{±2**-41}`` of exact, and the computed bounds satisfy (S2) with
+``β + 2**-40``, the term in ``β*`` above.
 
 ``S = 0`` means ``f`` is constant on every graph reachable by flips, so ``T`` is released as is.
 A positive ``S`` is never rounded to 0: ``e^{-βt} I_t`` underflows for ``βt`` above about 745
@@ -181,9 +182,10 @@ def smooth_peak(rungs: Any, beta: float) -> float:
     of the largest score ``ln I_t - βt``; 0.0 when every rung is 0.
 
     Computed so to stay within ``e^{±2**-41}`` of the exact value wherever it is at least
-    :data:`SMALLEST` ("Floats" in the module docstring): the product ``I_t · e^{-βt}`` loses
-    that once ``e^{-βt}`` is subnormal. It may round ``I_0`` itself down by an ulp; the
-    callers take a maximum with ``I_0`` rounded up.
+    :data:`SMALLEST` ("Floats" in the module docstring): the product ``I_t · e^{-βt}`` while
+    the factor ``e^{-βt}`` is a normal float (the same bits as before the subnormal case was
+    found), ``exp`` of the score once it is subnormal, where the product loses its precision.
+    The callers take a maximum with ``I_0`` rounded up.
 
     Examples
     --------
@@ -198,7 +200,11 @@ def smooth_peak(rungs: Any, beta: float) -> float:
     if positive.size == 0:
         return 0.0
     score = np.log(values[positive].astype(np.float64)) - beta * positive
-    return math.exp(float(score.max()))
+    best = int(np.argmax(score))
+    factor = math.exp(-beta * int(positive[best]))
+    if factor >= SMALLEST:  # a normal factor: the product, as exact as exp of the score
+        return float(values[positive[best]]) * factor
+    return math.exp(float(score[best]))
 
 
 def _float_up(value: int) -> float:

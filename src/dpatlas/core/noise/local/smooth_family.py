@@ -43,8 +43,12 @@ def steep_smooth_bound(bound: Any, beta: float, *, global_sensitivity: int) -> n
     best = np.zeros_like(start)
     for t in (np.floor(peak), np.ceil(peak)):
         t = np.clip(t, 0, room)
-        with np.errstate(divide="ignore"):  # one exp of the log score, as smooth_peak
-            best = np.maximum(best, np.exp(np.log(start + t) - beta * t))
+        factor = np.exp(-beta * t)
+        with np.errstate(divide="ignore"):  # a subnormal factor: exp of the score (smooth_peak)
+            term = np.where(
+                factor >= SMALLEST, factor * (start + t), np.exp(np.log(start + t) - beta * t)
+            )
+        best = np.maximum(best, term)
     # a release's bound is at least SMALLEST when GS > 0 (smooth_bound): so is this one
     return np.maximum(np.maximum(best, start), SMALLEST if gs > 0 else 0.0)
 
