@@ -240,3 +240,19 @@ def test_smooth_bound_never_underflows_to_an_exact_release(eps: float) -> None:
     rel = tri.triangle_count(disjoint, epsilon=eps, method="smooth", rng=src)
     assert rel.value == 0
     assert src.drawn > 0  # noise was drawn: the release is not the exact count
+
+
+@pytest.mark.parametrize("release", ["triangles", "kstars"])
+def test_piecewise_scale_just_past_the_limit_is_refused_before_the_debit(release) -> None:
+    """The outer charge checked the piecewise scale as ``2/ε`` while the sampler's own charge
+    checks ``(2/ε)(1 + 1e-8)``: at ε = 2**-49 (1 + 2e-9) the first passed, the budget was
+    debited, and the second refused; found by the session's whole-diff review."""
+    budget = dpa.Budget(1.0)
+    eps = 2.0**-49 * (1 + 2e-9)
+    count = {
+        "triangles": lambda g, **kw: tri.triangle_count(g, **kw),
+        "kstars": lambda g, **kw: dpa.graph.kstar_count(g, 2, **kw),
+    }[release]
+    with pytest.raises(ValueError, match="too large"):
+        count(nx.karate_club_graph(), epsilon=eps, method="piecewise", budget=budget)
+    assert budget.history == ()

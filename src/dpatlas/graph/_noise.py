@@ -16,6 +16,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from dpatlas.core.accounting.cost import Cost
+from dpatlas.core.noise.local.piecewise_ladder import piecewise_scale
 
 __all__ = ["COUNT_LIMIT", "count_cost", "count_scales", "count_value"]
 
@@ -63,10 +64,13 @@ def count_scales(
 ) -> list[Fraction]:
     """The largest noise scales a count release can draw, from public values only.
 
-    Global: ``GS/ε``; ladder and piecewise: the rung scale ``2/ε`` (the piecewise rate is
-    ``>= ε/2``); smooth: ``c·GS/ε`` (``c`` = 6 Cauchy, 2 Laplace), which bounds ``c·S/ε`` for
-    every private smooth bound ``S <= GS``; the interval's bound: ``1/ε_interval``. The
-    charge refuses one the exact samplers cannot draw before anything is spent.
+    Global: ``GS/ε``; ladder: the rung scale ``2/ε``; piecewise: its sampler's bound
+    :func:`~dpatlas.core.noise.local.piecewise_ladder.piecewise_scale` (``(2/ε)(1 + 1e-8)``:
+    the rate is ``ε/2 (1 - 1e-9)`` at a floor of 0 or 1), the scale its own charge checks, so
+    that it cannot refuse after this one has debited; smooth: ``c·GS/ε`` (``c`` = 6 Cauchy,
+    2 Laplace), which bounds ``c·S/ε`` for every private smooth bound ``S <= GS``; the
+    interval's bound: ``1/ε_interval``. The charge refuses one the exact samplers cannot draw
+    before anything is spent.
 
     Examples
     --------
@@ -80,8 +84,10 @@ def count_scales(
     eps = Fraction(epsilon)
     if method == "global":
         return [Fraction(global_sensitivity) / eps]
-    if method in ("ladder", "piecewise"):
+    if method == "ladder":
         scales = [Fraction(2) / eps]
+    elif method == "piecewise":
+        scales = [piecewise_scale(epsilon, global_sensitivity)]
     else:
         scales = [(6 if delta == 0 else 2) * Fraction(global_sensitivity) / eps]
     if interval_epsilon:
