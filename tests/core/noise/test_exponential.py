@@ -120,7 +120,7 @@ def test_monotonic_must_be_a_bool(flag: object) -> None:
         report_noisy_max([1.0, 2.0], sensitivity=1, epsilon=1.0, monotonic=flag)
 
 
-@pytest.mark.parametrize("kind", ["int64", "python", "fraction"])
+@pytest.mark.parametrize("kind", ["int64", "python", "fraction", "mixed", "at-2**53"])
 def test_integer_scores_beyond_2_53_are_taken_exactly(kind: str) -> None:
     """``2**60`` and ``2**60 + 1`` are one float: the mechanism picked each half the time,
     where the law (ε/2Δ = 1) says 0.27 / 0.73, and rounded neighbours can move by an ulp (256)
@@ -134,6 +134,8 @@ def test_integer_scores_beyond_2_53_are_taken_exactly(kind: str) -> None:
         "int64": np.array(big, dtype=np.int64),
         "python": [*big, -(2**70)],  # beyond int64: an object array
         "fraction": [Fraction(v) for v in big],
+        "mixed": [*big, 0.5],  # a float beside them: np.asarray made all three floats
+        "at-2**53": [2**53, 2**53 + 1],  # 2**53 + 1 rounds down to 2**53
     }[kind]
     src, n = get_source(11), 4_000
     picks = [exponential(None, scores, sensitivity=1, epsilon=2.0, rng=src).value for _ in range(n)]
@@ -142,3 +144,9 @@ def test_integer_scores_beyond_2_53_are_taken_exactly(kind: str) -> None:
     assert binomtest(hits, n, 0.5).pvalue < 1e-9
     noisy = [report_noisy_max(scores, sensitivity=1, epsilon=2.0, rng=src).value for _ in range(n)]
     assert binomtest(sum(p == 1 for p in noisy), n, math.e / (1 + math.e)).pvalue > 1e-6
+
+
+def test_integer_scores_too_far_apart_for_a_float_pick_the_top() -> None:
+    """Exact differences beyond the float range (``2·10**308``) raised OverflowError where
+    the float path takes them as infinite (probability 0); found by review."""
+    assert exponential(None, [10**308, -(10**308)], sensitivity=1, epsilon=1.0, rng=0).value == 0

@@ -45,7 +45,12 @@ from dpatlas.core.accounting.cost import Cost
 from dpatlas.core.noise._sampling.bernoulli import bernoulli_exp_neg
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RandomSource, RngLike, get_source
-from dpatlas.core.validation import as_float_array, check_epsilon, check_sensitivity
+from dpatlas.core.validation import (
+    as_float_array,
+    check_epsilon,
+    check_sensitivity,
+    float_or_inf,
+)
 
 __all__ = ["exponential", "report_noisy_max"]
 
@@ -61,22 +66,31 @@ def _factor(eps: float, delta_u: float, monotonic: bool) -> float:
 
 
 def _exact_scores(scores: Any, u: np.ndarray) -> list[Fraction] | None:
-    """The scores as exact rationals where ``u`` (their floats) rounds them: integers or
-    fractions beyond ``2**53`` in magnitude; None where ``u`` is exact (floats, small ints).
+    """The scores as exact rationals where ``u`` (their floats) may round them: integers or
+    fractions of magnitude ``2**53`` and more; None where ``u`` is exact (floats, small ints).
 
     Rounding is not a post-processing the proof allows: ``Δ`` bounds the change of the true
     scores, and ``2**60`` and ``2**60 + 1`` are one float (the mechanism picked each half the
     time where the law says 0.27 / 0.73 at ``ε/2Δ = 1``), while rounded neighbours can differ
-    by ``Δ`` plus an ulp (256 at ``2**60``).
+    by ``Δ`` plus an ulp (256 at ``2**60``). ``2**53 + 1`` rounds to ``2**53``, hence ``>=``;
+    a list is read as objects, so that its ints keep their values beside floats.
     """
-    if not np.any(np.abs(u) > 2.0**53):
+    if not np.any(np.abs(u) >= 2.0**53):
         return None
-    raw = np.asarray(scores)
-    if raw.dtype.kind == "f" or raw.dtype == bool:
+    raw = scores if isinstance(scores, np.ndarray) else np.asarray(scores, dtype=object)
+    values = raw.ravel().tolist()
+    if raw.dtype.kind in "fb" or all(isinstance(v, float) for v in values):
         return None
-    return [
-        Fraction(int(v)) if isinstance(v, Integral) else Fraction(v) for v in raw.ravel().tolist()
-    ]
+    return [_rational(v) for v in values]
+
+
+def _rational(value: Any) -> Fraction:
+    """A real number as an exact fraction (a float as its binary value)."""
+    if isinstance(value, Integral):
+        return Fraction(int(value))
+    if isinstance(value, Fraction):
+        return value
+    return Fraction(float(value))
 
 
 def _gammas(
@@ -92,7 +106,7 @@ def _gammas(
         top_q = max(exact_u)
         diffs = [top_q - v for v in exact_u]
         with np.errstate(over="ignore"):
-            est = np.array([float(d) for d in diffs]) * factor
+            est = np.array([float_or_inf(d) for d in diffs]) * factor
         return est, lambda i: diffs[i] * exact_factor
     top = u.max()
     with np.errstate(over="ignore"):  # gamma > 1.7e308 becomes inf: P < exp(-1e308), taken as 0
