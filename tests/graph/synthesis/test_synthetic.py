@@ -211,6 +211,20 @@ def test_labels_that_neither_sort_nor_have_distinct_reprs_are_refused_before_spe
     assert budget.spent.epsilon == 0.0
 
 
+def test_labels_with_the_default_repr_are_refused_before_spending() -> None:
+    """Their repr names a memory address, which follows the order the graph was built in:
+    the fallback order would depend on it; found by the session's whole-diff review."""
+
+    class Plain:
+        pass
+
+    budget = Budget(1.0)
+    g = nx.Graph([(Plain(), Plain()), (0, 1)])
+    with pytest.raises(ValueError, match=r"neither sorts nor has a repr of its own .* relabel"):
+        synthesize(g, n=4, epsilon=1.0, budget=budget, rng=0)
+    assert budget.spent.epsilon == 0.0
+
+
 def test_tiny_graphs() -> None:
     for n in (0, 1, 2, 3):
         rel = synthesize(np.zeros((0, 2), dtype=np.int64), n=n, epsilon=1.0, rng=0)

@@ -190,6 +190,14 @@ def _label_order(ids: tuple[Any, ...]) -> list[int]:
             return order  # a chain: the one increasing order of these labels
     except TypeError:
         pass
+    for x in ids:
+        if type(x).__repr__ is object.__repr__:  # "<X object at 0x…>": allocation order
+            raise ValueError(
+                f"node label {x!r} neither sorts nor has a repr of its own (the default repr "
+                "names its memory address, which follows the order the graph was built in, "
+                "and that may depend on its edges): relabel the nodes with integers or "
+                "strings, e.g. nx.relabel_nodes(G, mapping)"
+            )
     keys = [(type(x).__name__, repr(x)) for x in ids]
     order = sorted(range(len(ids)), key=keys.__getitem__)
     for a, b in pairwise(order):
