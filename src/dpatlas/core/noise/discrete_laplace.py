@@ -178,9 +178,14 @@ def discrete_laplace(
     """
     delta_f = check_sensitivity(sensitivity)
     eps = check_epsilon(epsilon)
-    # an int sensitivity is taken exactly: above 2**53 its float may be rounded *down*
-    exact = Fraction(int(sensitivity)) if isinstance(sensitivity, numbers.Integral) else delta_f
-    scale = Fraction(exact) / Fraction(eps)
+    # an int or fraction sensitivity is taken exactly: its float may be rounded *down*
+    if isinstance(sensitivity, numbers.Integral):
+        exact = Fraction(int(sensitivity))
+    elif isinstance(sensitivity, Fraction):
+        exact = sensitivity
+    else:
+        exact = Fraction(delta_f)
+    scale = exact / Fraction(eps)
     charge = open_charge(
         discrete_laplace_cost(delta_f, eps), budget, mechanism=mechanism, note=note, scales=[scale]
     )
