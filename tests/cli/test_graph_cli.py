@@ -398,7 +398,12 @@ def test_too_many_nodes_are_refused_before_the_file_is_read(cli, tmp_path, comma
     [
         ("triangles", "", "--epsilon 1e-12 is too small for smooth sensitivity with --delta 0"),
         ("kstars", " --k 3 --delta 1e-6", "--epsilon 1e-12 is too small for smooth sensitivity"),
-        ("clustering", "", "--epsilon 5e-13 is too small for smooth sensitivity with --delta 0"),
+        (
+            "clustering",
+            "",
+            "--epsilon 1e-12 is too small for the clustering coefficient's smooth sensitivity "
+            "with --delta 0",
+        ),
     ],
 )
 def test_an_epsilon_too_small_for_smooth_is_refused_before_the_file_is_read(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -80,12 +82,24 @@ def test_interval_needs_both_parts() -> None:
 
 
 def test_smooth_epsilon_too_small_for_a_share_is_refused_before_the_debit() -> None:
+    """The refusal named the share (``epsilon=2e-10 ... delta=5e-07``) where the user passed
+    4e-10 and 1e-6; it names what was passed and the smallest total ε accepted."""
     b = Budget(1.0, 1e-3)
-    with pytest.raises(ValueError, match=r"too small for smooth sensitivity with delta=5e-07"):
+    too_small = (
+        r"^epsilon=4e-10 is too small for the clustering coefficient's smooth sensitivity with "
+        r"delta=1e-06 \(triangle_share=0.5 .*; use epsilon >= (\S+)$"
+    )
+    with pytest.raises(ValueError, match=too_small) as refused:
         clustering_coefficient(
             "not read", epsilon=4e-10, delta=1e-6, method="smooth", budget=b, n=3
         )
     assert b.history == ()
+    least = float(str(refused.value).rsplit(" ", 1)[1])
+    clustering_coefficient(G, epsilon=least, delta=1e-6, method="smooth", budget=b, rng=0)
+    with pytest.raises(ValueError, match="too small"):
+        clustering_coefficient(
+            G, epsilon=math.nextafter(least, 0.0), delta=1e-6, method="smooth", rng=0
+        )
 
 
 def test_triangle_share_takes_the_real_numbers_epsilon_takes() -> None:

@@ -8,6 +8,8 @@ from __future__ import annotations
 import codecs
 import math
 import numbers
+import struct
+from collections.abc import Callable
 from typing import Any, cast
 
 import numpy as np
@@ -119,6 +121,33 @@ def check_sensitivity(x: Any, name: str = "sensitivity") -> float:
             "bound each individual's contribution first"
         )
     return v
+
+
+def least_accepted(accepts: Callable[[float], bool], refused: float, accepted: float) -> float:
+    """The least float in ``(refused, accepted]`` that ``accepts``, by bisection on the floats'
+    bit patterns (positive floats order as their bits do); ``accepts`` must be monotone there.
+
+    The result is accepted and the float just below it is refused, by ``accepts`` itself: a
+    message can state the smallest value a check takes, exactly.
+
+    Examples
+    --------
+    >>> least_accepted(lambda x: x >= 0.1, 1e-5, 1.0)
+    0.1
+    """
+    low, high = _bits(refused), _bits(accepted)
+    while high - low > 1:
+        mid = (low + high) // 2
+        low, high = (low, mid) if accepts(_float(mid)) else (mid, high)
+    return _float(high)
+
+
+def _bits(x: float) -> int:
+    return int(struct.unpack("<q", struct.pack("<d", x))[0])
+
+
+def _float(bits: int) -> float:
+    return float(struct.unpack("<d", struct.pack("<q", bits))[0])
 
 
 MAX_LEVEL = 1 - 1e-9

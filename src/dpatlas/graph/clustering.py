@@ -51,7 +51,13 @@ from dpatlas.core.noise.discrete_laplace import rational_scale
 from dpatlas.core.noise.local.smooth import smooth_beta
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike
-from dpatlas.core.validation import MAX_LEVEL, check_delta, check_epsilon
+from dpatlas.core.validation import (
+    MAX_EPSILON,
+    MAX_LEVEL,
+    check_delta,
+    check_epsilon,
+    least_accepted,
+)
 from dpatlas.graph._interval import check_level, interval_note, noise_family
 from dpatlas.graph._noise import count_cost, count_scales
 from dpatlas.graph.adjacency import EdgeAdjacency
@@ -168,16 +174,36 @@ def check_smooth_shares(epsilon: float, delta: float, triangle_share: float) -> 
     Public values only, so callers that read the graph themselves (the command line) run it
     before the read, as :func:`clustering_coefficient` does before its debit.
 
+    The refusal names the ``epsilon`` given and the smallest one accepted with these
+    ``delta`` and ``triangle_share`` (found with the same check; the float below is refused).
+
     Examples
     --------
     >>> check_smooth_shares(1.0, 1e-6, 0.5)
     >>> check_smooth_shares(1e-12, 0.0, 0.5)
     Traceback (most recent call last):
     ...
-    ValueError: epsilon=5e-13 is too small for smooth sensitivity with delta=0 ...
+    ValueError: epsilon=1e-12 is too small for the clustering coefficient's smooth sensitivity ...
     """
-    eps_t, eps_w = split(check_epsilon(epsilon), [_check_share(triangle_share), 1 - triangle_share])
-    smooth_beta(min(eps_t, eps_w), check_delta(delta) / 2)
+    eps, d, share = check_epsilon(epsilon), check_delta(delta), _check_share(triangle_share)
+    if _shares_ok(eps, d, share):
+        return
+    low = min(share, 1 - share)
+    least = least_accepted(lambda e: _shares_ok(e, d, share), eps, MAX_EPSILON)
+    raise ValueError(
+        f"epsilon={eps!r} is too small for the clustering coefficient's smooth sensitivity with "
+        f"delta={d or 0!r} (triangle_share={share!r} gives the smaller of its two counts "
+        f"{eps * low!r}, below the proofs' margin); use epsilon >= {least!r}"
+    )
+
+
+def _shares_ok(epsilon: float, delta: float, share: float) -> bool:
+    eps_t, eps_w = split(epsilon, [share, 1 - share])
+    try:
+        smooth_beta(min(eps_t, eps_w), delta / 2)
+    except ValueError:
+        return False
+    return True
 
 
 def clustering_cost(

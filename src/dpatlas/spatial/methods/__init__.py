@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextvars
 import functools
 import inspect
-import struct
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -32,7 +31,7 @@ from dpatlas.core.accounting.cost import Cost
 from dpatlas.core.noise.discrete_laplace import discrete_laplace, discrete_laplace_cost
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RandomSource
-from dpatlas.core.validation import MAX_EPSILON
+from dpatlas.core.validation import MAX_EPSILON, least_accepted
 from dpatlas.spatial.grid import Grid
 
 __all__ = [
@@ -162,14 +161,6 @@ _SEARCHING: contextvars.ContextVar[bool] = contextvars.ContextVar("_SEARCHING", 
 """True while :func:`smallest_epsilon` runs a check (an inner check then does not search)."""
 
 
-def _bits(x: float) -> int:
-    return int(struct.unpack("<q", struct.pack("<d", x))[0])
-
-
-def _float(bits: int) -> float:
-    return float(struct.unpack("<d", struct.pack("<q", bits))[0])
-
-
 def smallest_epsilon(run: Callable[[float], object], epsilon: float) -> float | None:
     """The smallest float ε above ``epsilon`` that ``run`` accepts, if ``epsilon`` is too small.
 
@@ -200,11 +191,7 @@ def smallest_epsilon(run: Callable[[float], object], epsilon: float) -> float | 
     try:
         if accepts(epsilon) or not accepts(MAX_EPSILON):
             return None
-        low, high = _bits(epsilon), _bits(MAX_EPSILON)  # refused, accepted
-        while high - low > 1:
-            mid = (low + high) // 2
-            low, high = (low, mid) if accepts(_float(mid)) else (mid, high)
-        return _float(high)
+        return least_accepted(accepts, epsilon, MAX_EPSILON)
     finally:
         _SEARCHING.reset(token)
 
