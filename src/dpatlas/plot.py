@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from dpatlas.core.validation import as_float_array, percent
-from dpatlas.spatial.products.intervals import containing
+from dpatlas.spatial.products.intervals import containing, kept_sites
 from dpatlas.spatial.products.plot import caption, draw_leaves, plot_heatmap, shown_counts
 from dpatlas.spatial.products.render.layers import draw_outlines, frame_axes
 from dpatlas.spatial.products.render.ticks import separate_ticks
@@ -115,6 +115,13 @@ def plot_heatmaps(
 
 def _interval_layers(heatmap: Any, level: float, unit: str) -> tuple[list[Any], str]:
     """The three maps (lower end, estimate, upper end) and a note on what they promise."""
+    layers, note = _unit_layers(heatmap, level, unit)
+    kept = kept_sites(heatmap.release)
+    return layers, f"{note}; counts are those {kept}" if kept else note
+
+
+def _unit_layers(heatmap: Any, level: float, unit: str) -> tuple[list[Any], str]:
+    """:func:`_interval_layers` before the note on whose sites are counted."""
     pct = percent(level)
     if unit == "leaf":
         m = heatmap.measured

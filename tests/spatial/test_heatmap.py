@@ -71,6 +71,7 @@ def test_outside_sites_dropped_and_never_reported():
         "max_sites_per_individual",
         "relation",
         "individual_column",
+        "contributions_bounded",
         "grid",
         "created",
     }

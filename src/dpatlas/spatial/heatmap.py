@@ -263,6 +263,7 @@ def heatmap(
         "max_sites_per_individual": adj.max_sites_per_individual,
         "relation": adj.relation,
         "individual_column": individual_column if isinstance(individual_column, str) else None,
+        "contributions_bounded": individual_column is not None,
         "grid": {
             "crs": grid.crs.to_string(),
             "bounds": list(grid.bounds),

@@ -179,3 +179,31 @@ def test_intervals_shown_beside_an_estimate_contain_it():
     for x0 in range(0, 20_000, 2_500):
         q = hm.query(box(x0 + 300, 3_300, x0 + 2_700, 6_900))
         assert q.ci_low <= max(q.estimate, 0) <= q.ci_high
+
+
+@pytest.mark.parametrize("method", ["uniform", "privtree"])
+def test_every_interval_sentence_says_bounded_contributions_count_only_the_kept_sites(method):
+    # One observer with 40 sites in one cell, k = 2: the map counts 2 of them, so the cell's
+    # interval covers the kept count, never the 40 (0 of 50 maps). Every sentence that states
+    # an interval must say whose sites it counts; without bounding nothing is added.
+    from dpatlas.cli.heatmap.outputs import interval_lines
+    from dpatlas.spatial.products.formats.facts import release_facts
+
+    x, y = np.full(40, 0.5), np.full(40, 0.5)
+    options = {"epsilon": 1.0, "crs": 3035, "method": method, "max_sites_per_individual": 2}
+    cell = GRID.ny * GRID.nx - GRID.nx  # row ny - 1 (south), column 0
+    for seed in range(50):
+        hm = sp.heatmap((x, y), GRID, rng=seed, individual_column=np.zeros(40), **options)
+        assert (
+            not hm.confidence_interval(0.95)[0][cell] <= 40 <= hm.confidence_interval(0.95)[1][cell]
+        )
+    kept = "of the sites kept, at most 2 per individual (chosen at random)"
+    facts = release_facts(hm)
+    units = ["interval_cell", "interval_leaf"][: 2 if hm.measured.unit == "leaf" else 1]
+    assert all(kept in facts[unit] for unit in units)
+    assert kept in " ".join(interval_lines(hm, []))
+    assert kept in hm.query(box(0, 0, 1, 1)).describe()
+    plain = sp.heatmap((x, y), GRID, rng=0, **options)  # each row its own individual
+    assert "kept" not in release_facts(plain)["interval_cell"]
+    assert "kept" not in " ".join(interval_lines(plain, []))
+    assert "kept" not in plain.query(box(0, 0, 1, 1)).describe()

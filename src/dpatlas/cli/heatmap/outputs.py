@@ -133,8 +133,24 @@ def interval_lines(hm: Any, paths: list[Path], unit: str | None = None) -> list[
         range with at least 95% probability; a range is the raw noisy count ± 3, cut at 0
         (only noise to allow for: every cell was measured on its own)
     """
-    m = hm.measured
-    where = _where(paths, unit)
+    import textwrap
+
+    from dpatlas.spatial.products.intervals import kept_sites
+
+    lines = _unit_lines(hm.measured, _where(paths, unit))
+    kept = kept_sites(hm.release)
+    if not kept:
+        return lines
+    return [
+        *lines,
+        *textwrap.wrap(
+            f"true counts are those {kept}", 96, initial_indent="    ", subsequent_indent="    "
+        ),
+    ]
+
+
+def _unit_lines(m: Any, where: dict[str, str]) -> list[str]:
+    """The lines of :func:`interval_lines` for the units ``m`` measured."""
     widths = m.halfwidth(0.95)
     width = f"{widths.max() if m.size else 0:g}"
     if m.size and widths.min() < widths.max():  # units measured at several scales

@@ -43,6 +43,13 @@ The constructions (``α = 1 - level``; ``c(·)`` true counts, ``y`` raw measurem
   ``L = 0`` and ``α₂ = α``. ``α₁`` is chosen from public quantities only (the split of ``α``
   giving the narrowest interval for these units). Sums use :class:`._noise_sums.NoiseSum`.
 
+What is counted
+---------------
+The true count is that of the sites the map counts: those in released cells and, when an
+``individual_column`` bounded contributions, only the sites kept (at most ``k`` per
+individual, chosen at random). An individual's sites beyond ``k`` are in no count, so no
+interval covers them; every sentence that states an interval says so (:func:`kept_sites`).
+
 What is shown beside an estimate
 --------------------------------
 A map's estimate (posterior medians, a projection, least squares) may fall outside the raw
@@ -73,12 +80,37 @@ __all__ = [
     "cell_intervals",
     "check_level",
     "containing",
+    "kept_sites",
     "region_interval",
 ]
 
 NOISE_ONLY = "noise"
 NOISE_AND_SPREAD = "noise and spread"
 _SPLITS = np.arange(1, 20) / 20
+
+
+def kept_sites(release: Release) -> str:
+    """Whose sites the true counts are, in words, or ``""`` when every site is counted.
+
+    When an ``individual_column`` bounded contributions, the counts (and so every interval)
+    are of the sites kept, at most ``k`` per individual: an individual's other sites are
+    counted nowhere.
+
+    Examples
+    --------
+    >>> rel = Release(0, 1.0, 0.0, "heatmap/uniform", 2.0, 2.0, "discrete_laplace", False,
+    ...               metadata={"contributions_bounded": True, "max_sites_per_individual": 2})
+    >>> print(kept_sites(rel))
+    of the sites kept, at most 2 per individual (chosen at random): an individual's other sites
+    are in no count and no range
+    """
+    if not release.metadata.get("contributions_bounded"):
+        return ""
+    k = int(release.metadata["max_sites_per_individual"])
+    return (
+        f"of the sites kept, at most {k} per individual (chosen at random): an individual's "
+        "other sites are in no count and no range"
+    )
 
 
 def containing(

@@ -11,7 +11,12 @@ import shapely
 
 from dpatlas.core.validation import percent
 from dpatlas.spatial._mask import cell_coverage, study_area_geometry
-from dpatlas.spatial.products.intervals import check_level, containing, region_interval
+from dpatlas.spatial.products.intervals import (
+    check_level,
+    containing,
+    kept_sites,
+    region_interval,
+)
 from dpatlas.spatial.tree.estimates import leaf_of_cell
 from dpatlas.spatial.tree.hierarchy import Hierarchy, least_squares, query_variance
 
@@ -31,7 +36,8 @@ class RegionEstimate:
         The point estimate (area-weighted; least squares over the tree for multi-level maps).
     ci_low, ci_high : float
         The interval: the true number of sites in the region (among those the map counts: in
-        its released cells) lies in it with probability >= ``level``.
+        its released cells and, with contribution bounding, kept) lies in it with probability
+        >= ``level``.
     level : float
         The interval's level.
     variance : float
@@ -54,6 +60,10 @@ class RegionEstimate:
     outside : float
         Share of the region's area outside the released cells (beyond the grid or its study
         area): sites there are not counted, and ``describe`` says so.
+    kept : str
+        What the true number leaves out (``""``: nothing; else the sites beyond ``k`` per
+        individual, :func:`~dpatlas.spatial.products.intervals.kept_sites`); ``describe``
+        says it.
     """
 
     estimate: float
@@ -69,6 +79,7 @@ class RegionEstimate:
     n_whole: int = 0
     n_cut: int = 0
     outside: float = 0.0
+    kept: str = ""
 
     def describe(self) -> str:
         """The interval in words a non-statistician reads.
@@ -113,6 +124,8 @@ class RegionEstimate:
                 f". {share} of the region lies outside the released cells: sites there are "
                 "not counted"
             )
+        if self.kept:
+            text += f". The true number is that {self.kept}"
         return text + "."
 
 
@@ -256,4 +269,5 @@ def region_query(heatmap: Heatmap, polygon: Any, *, level: float = 0.95) -> Regi
         n_whole=len(whole),
         n_cut=len(cut),
         outside=outside if outside > 1e-9 else 0.0,
+        kept=kept_sites(release),
     )

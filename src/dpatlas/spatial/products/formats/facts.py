@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from dpatlas.core.validation import percent
-from dpatlas.spatial.products.intervals import Measured, check_level
+from dpatlas.spatial.products.intervals import Measured, check_level, kept_sites
 
 if TYPE_CHECKING:
     from dpatlas.spatial.products.result import Heatmap
@@ -32,8 +32,13 @@ def interval_columns(level: float) -> tuple[str, str]:
     return f"{tag}_low", f"{tag}_high"
 
 
-def _sentences(m: Measured, level: float) -> dict[str, str]:
-    """What the intervals of each layer promise, in words."""
+def _sentences(m: Measured, level: float, kept: str = "") -> dict[str, str]:
+    """What the intervals of each layer promise, in words (``kept``: :func:`kept_sites`)."""
+    if kept:
+        return {
+            unit: f"{text} True counts are those {kept}."
+            for unit, text in _sentences(m, level).items()
+        }
     low, high = interval_columns(level)
     pct = percent(level)
     if m.unit == "cell":
@@ -97,7 +102,8 @@ def release_facts(heatmap: Heatmap, level: float = 0.95) -> dict[str, Any]:
         "postprocessing": list(heatmap.steps),
         "max_sites_per_individual": None if cap is None else int(cap),
     }
-    facts.update({f"interval_{unit}": text for unit, text in _sentences(m, level).items()})
+    sentences = _sentences(m, level, kept_sites(release))
+    facts.update({f"interval_{unit}": text for unit, text in sentences.items()})
     return facts
 
 
