@@ -40,6 +40,7 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -62,7 +63,7 @@ from dpatlas.graph._interval import check_level, interval_note, noise_family
 from dpatlas.graph._noise import count_cost, count_scales
 from dpatlas.graph.adjacency import EdgeAdjacency
 from dpatlas.graph.edges import _open_release
-from dpatlas.graph.exact.kstar_sensitivity import star_gain
+from dpatlas.graph.exact.kstar_sensitivity import star_global_sensitivity
 from dpatlas.graph.kstars import kstar_count
 from dpatlas.graph.triangles import _checked, triangle_count
 
@@ -292,11 +293,17 @@ def clustering_coefficient(
     if method == "smooth":  # each count's share, refused here rather than after the debit
         check_smooth_shares(eps, d, share)
     cost = clustering_cost(eps, d, extra, share)
-    src, g, charge = _open_release(graph, n, nodes, rng, budget, cost, release=name)
-    tri_gs = EdgeAdjacency().triangle_global_sensitivity(g.n)  # public: n
-    wedge_gs = 2 * int(star_gain(g.n, 2)[-1])
-    scales = count_scales(method, eps_t, d / 2, tri_gs, extra / 2)
-    charge.debit(scales + count_scales(method, eps_w, d / 2, wedge_gs, extra / 2))
+
+    def scales_of(count: int) -> list[Fraction]:  # public: n, checked before the graph is read
+        tri_gs = EdgeAdjacency().triangle_global_sensitivity(count)
+        wedge_gs = star_global_sensitivity(count, 2)
+        scales = count_scales(method, eps_t, d / 2, tri_gs, extra / 2)
+        return scales + count_scales(method, eps_w, d / 2, wedge_gs, extra / 2)
+
+    src, g, charge = _open_release(
+        graph, n, nodes, rng, budget, cost, release=name, checks=scales_of
+    )
+    charge.debit(scales_of(g.n))
     part: dict[str, Any] = {
         "delta": d / 2,
         "method": method,

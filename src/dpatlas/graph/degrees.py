@@ -153,7 +153,8 @@ def degree_histogram(
         Privacy cost, > 0.
     max_degree : int, optional
         Public top bin ``D``, at most ``n - 1``; degrees above it are counted in bin ``D``.
-        Default ``n - 1`` (public: nothing is clipped). Not estimated from the data.
+        Default ``n - 1`` (public: nothing is clipped). Not estimated from the data. An
+        invalid one is refused before the graph is read and before anything is spent.
     method : {"sorted", "direct"}
         ``"sorted"``: noisy sorted degree sequence (Δ = 2) + isotonic regression (Hay et al.
         2009), more accurate on large sparse graphs; ``"direct"``: noisy bins (Δ = 4).
@@ -190,9 +191,15 @@ def degree_histogram(
         _checked(method, None, 0)
     name = f"degree_histogram/{method}"
     sensitivity = 2 if method == "sorted" else 4
+
+    def cap_checked(count: int) -> list[Fraction]:  # max_degree, before the graph is read
+        _checked(method, max_degree, count)
+        return []
+
     src, g, charge = _open_release(
         graph, n, nodes, rng, budget, discrete_laplace_cost(sensitivity, eps),
         release="degree_histogram", mechanism=name, scales=[sensitivity / Fraction(eps)],
+        checks=cap_checked,
     )  # fmt: skip
     top = _checked(method, max_degree, g.n)
     deg = np.minimum(g.degrees.astype(np.int64), top)

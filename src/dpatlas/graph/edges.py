@@ -7,10 +7,11 @@ global sensitivity is 1 and the discrete Laplace mechanism at scale ``1/ε`` is 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from fractions import Fraction
 from typing import Any
 
+import numpy as np
 import scipy.sparse as sp
 
 from dpatlas.core.accounting.budget import Budget
@@ -20,10 +21,10 @@ from dpatlas.core.noise.discrete_laplace import discrete_laplace, discrete_lapla
 from dpatlas.core.rng import RandomSource, RngLike, get_source
 from dpatlas.core.validation import check_epsilon
 from dpatlas.graph._interval import CountRelease, interval_note
-from dpatlas.graph.input._convert import is_networkx_graph
+from dpatlas.graph.input._convert import check_node_count, is_networkx_graph
 from dpatlas.graph.input.edgegraph import EdgeGraph, as_edge_graph
 
-__all__ = ["edge_count", "public_graph", "require_node_set"]
+__all__ = ["edge_count", "public_graph", "public_node_count", "require_node_set"]
 
 
 def brings_node_set(graph: Any) -> bool:
@@ -44,6 +45,35 @@ def require_node_set(graph: Any, n: int | None, nodes: Any, release: str) -> Non
             "an edge depends on the data, so a release on it is not edge-DP (DESIGN rule 7): "
             "nothing was released and nothing was spent"
         )
+
+
+def public_node_count(graph: Any, n: Any, nodes: Any) -> int | None:
+    """The public number of nodes, known without reading an edge; None when only the read tells.
+
+    ``n=`` (type-checked), the length of a 1-D ``nodes=``, a networkx graph's node count, a
+    matrix's size or a public EdgeGraph's ``n``. A release checks its public parameters that
+    depend on ``n`` (a degree cap, a global sensitivity and its noise scale) on it, before the
+    graph is read; malformed ``nodes=`` give None here and are refused by the read.
+
+    Examples
+    --------
+    >>> public_node_count([(0, 1)], 5, None), public_node_count([(0, 1)], None, [3, 4, 9])
+    (5, 3)
+    >>> public_node_count([(0, 1)], None, None) is None
+    True
+    """
+    if n is not None:
+        return check_node_count(n)
+    if nodes is not None:
+        ids = np.asarray(sorted(nodes) if isinstance(nodes, (set, frozenset)) else nodes)
+        return int(ids.size) if ids.ndim == 1 else None
+    if isinstance(graph, EdgeGraph):
+        return graph.n if graph.nodes_public else None
+    if is_networkx_graph(graph):
+        return int(graph.number_of_nodes())
+    if sp.issparse(graph) and graph.ndim == 2:
+        return int(graph.shape[0])
+    return None
 
 
 def public_graph(graph: Any, n: int | None, nodes: Any, release: str) -> EdgeGraph:
@@ -82,13 +112,21 @@ def _open_release(
     release: str,
     mechanism: str | None = None,
     scales: Iterable[Fraction] = (),
+    checks: Callable[[int], Iterable[Fraction]] | None = None,
 ) -> tuple[RandomSource, EdgeGraph, Charge]:
     """The noise source, the release's charge (opened: budget and ``scales`` checked, nothing
     spent; debited as ``mechanism``, default ``release``), then the graph on its public node
-    set."""
+    set.
+
+    ``checks(n)`` validates the public parameters that depend on the number of nodes and
+    returns the noise scales they give; it runs on :func:`public_node_count` before the graph
+    is read (when only the read tells ``n``, the caller checks them on the graph's ``n``).
+    """
     require_node_set(graph, n, nodes, release)
+    known = public_node_count(graph, n, nodes) if checks is not None else None
+    more = list(checks(known)) if checks is not None and known is not None else []
     src = get_source(rng)
-    charge = open_charge(cost, budget, mechanism=mechanism or release, scales=scales)
+    charge = open_charge(cost, budget, mechanism=mechanism or release, scales=[*scales, *more])
     return src, as_edge_graph(graph, n=n, nodes=nodes), charge
 
 

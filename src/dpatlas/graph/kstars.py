@@ -15,6 +15,7 @@ method is refused there (before the graph is read).
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -34,7 +35,12 @@ from dpatlas.core.validation import check_delta, check_epsilon
 from dpatlas.graph._interval import BoundedRelease, bounded_halfwidth, interval_note
 from dpatlas.graph._noise import count_cost, count_scales, count_value
 from dpatlas.graph.edges import _open_release
-from dpatlas.graph.exact.kstar_sensitivity import check_k, kstar_exact, kstar_ladder, star_gain
+from dpatlas.graph.exact.kstar_sensitivity import (
+    check_k,
+    kstar_exact,
+    kstar_ladder,
+    star_global_sensitivity,
+)
 from dpatlas.graph.triangles import _checked
 
 __all__ = ["KStarRelease", "kstar_count"]
@@ -126,10 +132,14 @@ def kstar_count(
             f"k-star ladder does only for k = 2, got k={k}; use method='ladder'"
         )
     name = f"kstar_count/{method}"
+
+    def scales_of(count: int) -> list[Fraction]:  # public: n and k, before the graph is read
+        return count_scales(method, eps, d, star_global_sensitivity(count, k), extra)
+
     src, g, charge = _open_release(
-        graph, n, nodes, rng, budget, count_cost(eps, d, extra), release=name
+        graph, n, nodes, rng, budget, count_cost(eps, d, extra), release=name, checks=scales_of
     )
-    gs = 2 * int(star_gain(g.n, k)[-1])  # public: n and k
+    gs = star_global_sensitivity(g.n, k)
     exact = count_value(kstar_exact(g, k))  # clamped, never refused: a refusal would leak
     meta: dict[str, Any] = {"method": method, "k": k, "n": g.n}
     ladder = kstar_ladder(g, k) if method != "global" and gs > 0 else None

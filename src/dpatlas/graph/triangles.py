@@ -64,7 +64,7 @@ from dpatlas.graph._interval import BoundedRelease, bounded_halfwidth, interval_
 from dpatlas.graph._noise import count_cost, count_scales, count_value
 from dpatlas.graph.adjacency import EdgeAdjacency
 from dpatlas.graph.backends import TRIANGLE_STATS
-from dpatlas.graph.edges import require_node_set
+from dpatlas.graph.edges import public_node_count, require_node_set
 from dpatlas.graph.exact.counting import common_neighbour_stats, triangle_count_exact
 from dpatlas.graph.exact.triangle_sensitivity import sensitivity_ladder, smooth_sensitivity
 from dpatlas.graph.input._convert import check_node_count
@@ -206,8 +206,12 @@ def triangle_count(
             "number of nodes as n= (ids are relabelled)"
         )
     require_node_set(graph, n, nodes, name)
+    known = public_node_count(graph, n, nodes) if backend == "memory" else None
+    known_gs = None if known is None else EdgeAdjacency().triangle_global_sensitivity(known)
+    # public: n; a scale the samplers cannot draw is refused before the graph is read
+    early = [] if known_gs is None else count_scales(method, eps, d, known_gs, extra)
     src = get_source(rng)
-    charge = open_charge(count_cost(eps, d, extra), budget, mechanism=name)
+    charge = open_charge(count_cost(eps, d, extra), budget, mechanism=name, scales=early)
 
     elsewhere = TRIANGLE_STATS.on(backend)
     if elsewhere is not None:

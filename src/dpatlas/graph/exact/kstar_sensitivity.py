@@ -49,7 +49,14 @@ import numpy as np
 
 from dpatlas.graph.input.edgegraph import EdgeGraph
 
-__all__ = ["kstar_exact", "kstar_frontier", "kstar_ladder", "ladder_of_pairs", "star_gain"]
+__all__ = [
+    "kstar_exact",
+    "kstar_frontier",
+    "kstar_ladder",
+    "ladder_of_pairs",
+    "star_gain",
+    "star_global_sensitivity",
+]
 
 LIMIT = 2**61
 
@@ -63,16 +70,29 @@ def check_k(k: Any) -> int:
     return int(k)
 
 
-def star_gain(n: int, k: int) -> np.ndarray:
-    """``g(x) = C(x, k - 1)`` for ``x = 0 .. max(n - 2, 0)`` as int64 (exact, overflow-checked)."""
-    c = max(n - 2, 0)
-    top = math.comb(c, k - 1)
+def star_global_sensitivity(n: int, k: int) -> int:
+    """``GS = 2 C(n - 2, k - 1)``, refused (``ValueError``) when it reaches ``2**61``.
+
+    Public values only (``n``, ``k``): the releases check it before the graph is read.
+
+    Examples
+    --------
+    >>> star_global_sensitivity(5, 2), star_global_sensitivity(2, 3)
+    (6, 0)
+    """
+    top = math.comb(max(n - 2, 0), k - 1)
     if 2 * top >= LIMIT:
         raise ValueError(
             f"k={k} is too large for n={n}: the global sensitivity 2 C(n-2, k-1) exceeds 2**61; "
             "use a smaller k"
         )
-    return np.array([math.comb(x, k - 1) for x in range(c + 1)], dtype=np.int64)
+    return 2 * top
+
+
+def star_gain(n: int, k: int) -> np.ndarray:
+    """``g(x) = C(x, k - 1)`` for ``x = 0 .. max(n - 2, 0)`` as int64 (exact, overflow-checked)."""
+    star_global_sensitivity(n, k)
+    return np.array([math.comb(x, k - 1) for x in range(max(n - 2, 0) + 1)], dtype=np.int64)
 
 
 def kstar_exact(g: EdgeGraph, k: int) -> int:

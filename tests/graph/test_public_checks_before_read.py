@@ -1,0 +1,98 @@
+"""Public parameters that depend on the number of nodes are refused before the graph is read.
+
+A degree cap above ``n - 1``, a k too large for ``n`` and a global-sensitivity noise scale the
+exact samplers cannot draw are all functions of public values (``n``, ``k``, ε). They used to be
+checked only after the edges were converted; each graph below is malformed (a self-loop), so
+reading it raises, and the refusal must name the public parameter instead, with nothing spent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from dpatlas.core.accounting.budget import Budget
+from dpatlas.graph import clustering_coefficient, degree_histogram, kstar_count, triangle_count
+
+LOOP = np.array([[0, 0]])  # reading it raises "edges contain 1 self-loop(s)"
+SIZE = 70  # public n: 2 C(68, 29) is above 2**61
+
+
+def _nx_loop(size: int) -> nx.Graph:
+    g = nx.empty_graph(size)
+    g.add_edge(0, 0)  # reading it raises "graph has 1 self-loop(s)"
+    return g
+
+
+CASES: dict[str, tuple[Callable[..., Any], str]] = {
+    "degree cap above n - 1": (
+        lambda g, **kw: degree_histogram(g, epsilon=1.0, max_degree=99, **kw),
+        r"max_degree must be <= n - 1 = 69 .*got 99",
+    ),
+    "degree cap negative": (
+        lambda g, **kw: degree_histogram(g, epsilon=1.0, max_degree=-1, method="direct", **kw),
+        r"max_degree must be >= 0, got -1",
+    ),
+    "k-star k too large for n": (
+        lambda g, **kw: kstar_count(g, 30, epsilon=1.0, **kw),
+        r"k=30 is too large for n=70",
+    ),
+    "k-star global scale": (
+        lambda g, **kw: kstar_count(g, 2, epsilon=1e-16, method="global", **kw),
+        r"noise scale .* too large",
+    ),
+    "clustering global scale": (
+        lambda g, **kw: clustering_coefficient(g, epsilon=1e-15, method="global", **kw),
+        r"noise scale .* too large",
+    ),
+    "triangle global scale": (
+        lambda g, **kw: triangle_count(g, epsilon=1e-16, method="global", **kw),
+        r"noise scale .* too large",
+    ),
+}
+
+
+@pytest.mark.parametrize("source", ["n", "nodes", "networkx"])
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_refused_on_public_values_before_the_read(case: str, source: str) -> None:
+    call, message = CASES[case]
+    budget = Budget(10.0)
+    kwargs: dict[str, Any] = {"budget": budget}
+    if source == "n":
+        graph: Any = LOOP
+        kwargs["n"] = SIZE
+    elif source == "nodes":
+        graph = LOOP
+        kwargs["nodes"] = list(range(SIZE))
+    else:
+        graph = _nx_loop(SIZE)
+    with pytest.raises(ValueError, match=message):
+        call(graph, **kwargs)
+    assert budget.spent.epsilon == 0.0
+    assert len(budget.history) == 0
+
+
+def test_the_same_graphs_with_valid_parameters_are_refused_by_the_read() -> None:
+    # the control: the graphs are malformed, so a release that passes its public checks reads
+    # them and is refused for the self-loop (nothing spent either)
+    with pytest.raises(ValueError, match="self-loop"):
+        degree_histogram(LOOP, n=4, epsilon=1.0, max_degree=3)
+    with pytest.raises(ValueError, match="self-loop"):
+        kstar_count(_nx_loop(4), 2, epsilon=1.0, method="global")
+
+
+def test_public_node_count_reads_no_edge() -> None:
+    from dpatlas.graph.edges import public_node_count  # new: imported here, so the tests above
+    # also run (and fail) on the sources before it
+
+    assert public_node_count(LOOP, 7, None) == 7
+    assert public_node_count(LOOP, None, {5, 9}) == 2
+    assert public_node_count(_nx_loop(6), None, None) == 6
+    assert public_node_count(LOOP, None, None) is None
+    assert public_node_count(LOOP, None, [[0, 1]]) is None  # malformed: the read refuses it
+    with pytest.raises(TypeError, match="n must be a non-negative integer"):
+        public_node_count(LOOP, -1, None)
