@@ -23,7 +23,7 @@ import pytest
     ("args", "message"),
     [
         (["degrees", "--nodes", "4", "--max-degree", "9"], "max-degree must be <= n - 1"),
-        (["kstars", "--nodes", "70", "--k", "30"], "k=30 is too large for n=70"),
+        (["kstars", "--nodes", "70", "--k", "30"], "--k 30 is too large for --nodes 70"),
     ],
 )
 def test_public_refusal_comes_before_the_read(cli, tmp_path: Path, args, message) -> None:

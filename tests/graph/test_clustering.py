@@ -10,7 +10,7 @@ import pytest
 
 from dpatlas.core.accounting.budget import Budget
 from dpatlas.errors import BudgetExceededError
-from dpatlas.graph.clustering import clustering_coefficient
+from dpatlas.graph.clustering import check_smooth_shares, clustering_coefficient
 
 G = nx.powerlaw_cluster_graph(400, 4, 0.6, seed=2)
 TRUE = nx.transitivity(G)
@@ -136,3 +136,11 @@ def test_a_level_too_close_to_1_for_the_parts_names_the_level_given() -> None:
     assert rel.confidence_interval(0.999999998) == (0.0, 1.0)
     with pytest.raises(ValueError, match=r"about 1 - 2e-9 .*got 0\.9999999985: .*sqrt\(level\)"):
         rel.confidence_interval(0.9999999985)
+
+
+@pytest.mark.parametrize(("delta", "share"), [(0.0, 1e-300), (1e-6, 1e-17)])
+def test_a_share_too_small_for_any_epsilon_is_named_not_an_epsilon(delta, share) -> None:
+    """The message advised ``use epsilon >= 1000000.0``, which is refused the same way; found
+    by the final review."""
+    with pytest.raises(ValueError, match=r"triangle_share=.* too small a share of any epsilon"):
+        check_smooth_shares(1e-12, delta, share)

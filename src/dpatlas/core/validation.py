@@ -128,13 +128,19 @@ def least_accepted(accepts: Callable[[float], bool], refused: float, accepted: f
     bit patterns (positive floats order as their bits do); ``accepts`` must be monotone there.
 
     The result is accepted and the float just below it is refused, by ``accepts`` itself: a
-    message can state the smallest value a check takes, exactly.
+    message can state the smallest value a check takes, exactly. ``refused`` must be refused
+    and ``accepted`` accepted (positive floats, ``refused < accepted``): a ValueError if not.
 
     Examples
     --------
     >>> least_accepted(lambda x: x >= 0.1, 1e-5, 1.0)
     0.1
     """
+    if not (0.0 < refused < accepted) or accepts(refused) or not accepts(accepted):
+        raise ValueError(
+            f"least_accepted needs 0 < refused < accepted with refused refused and accepted "
+            f"accepted, got refused={refused!r}, accepted={accepted!r}"
+        )
     low, high = _bits(refused), _bits(accepted)
     while high - low > 1:
         mid = (low + high) // 2

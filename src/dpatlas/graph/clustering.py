@@ -189,12 +189,18 @@ def check_smooth_shares(epsilon: float, delta: float, triangle_share: float) -> 
     eps, d, share = check_epsilon(epsilon), check_delta(delta), _check_share(triangle_share)
     if _shares_ok(eps, d, share):
         return
-    low = min(share, 1 - share)
+    part = min(split(eps, [share, 1 - share]))
+    if not _shares_ok(MAX_EPSILON, d, share):
+        raise ValueError(
+            f"triangle_share={share!r} leaves one of the clustering coefficient's two counts too "
+            f"small a share of any epsilon for smooth sensitivity with delta={d or 0!r}; use a "
+            "triangle_share nearer 0.5"
+        )
     least = least_accepted(lambda e: _shares_ok(e, d, share), eps, MAX_EPSILON)
     raise ValueError(
         f"epsilon={eps!r} is too small for the clustering coefficient's smooth sensitivity with "
         f"delta={d or 0!r} (triangle_share={share!r} gives the smaller of its two counts "
-        f"{eps * low!r}, below the proofs' margin); use epsilon >= {least!r}"
+        f"{part!r}, below the proofs' margin); use epsilon >= {least!r}"
     )
 
 
