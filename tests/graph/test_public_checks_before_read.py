@@ -14,6 +14,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 from dpatlas.core.accounting.budget import Budget
 from dpatlas.graph import clustering_coefficient, degree_histogram, kstar_count, triangle_count
@@ -96,3 +97,21 @@ def test_public_node_count_reads_no_edge() -> None:
     assert public_node_count(LOOP, None, [[0, 1]]) is None  # malformed: the read refuses it
     with pytest.raises(TypeError, match="n must be a non-negative integer"):
         public_node_count(LOOP, -1, None)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: kstar_count(nx.path_graph(4), 30, n=70, epsilon=1.0), "does not match"),
+        (
+            lambda: degree_histogram([(0, 1)], nodes=["a", "b"], max_degree=5, epsilon=1.0),
+            "integer",
+        ),
+        (lambda: degree_histogram(sp.csr_matrix((3, 4)), max_degree=9, epsilon=1.0), "square"),
+    ],
+)
+def test_the_read_names_inputs_it_refuses_before_an_n_dependent_check(call, message) -> None:
+    """An n= that contradicts the graph, ids that are not integers or a matrix that is not
+    square were reported as a bad k or max_degree on the wrong n; found by the final review."""
+    with pytest.raises((ValueError, TypeError), match=message):
+        call()

@@ -7,6 +7,7 @@ global sensitivity is 1 and the discrete Laplace mechanism at scale ``1/ε`` is 
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable, Iterable
 from fractions import Fraction
 from typing import Any
@@ -50,10 +51,13 @@ def require_node_set(graph: Any, n: int | None, nodes: Any, release: str) -> Non
 def public_node_count(graph: Any, n: Any, nodes: Any) -> int | None:
     """The public number of nodes, known without reading an edge; None when only the read tells.
 
-    ``n=`` (type-checked), the length of a 1-D ``nodes=``, a networkx graph's node count, a
-    matrix's size or a public EdgeGraph's ``n``. A release checks its public parameters that
-    depend on ``n`` (a degree cap, a global sensitivity and its noise scale) on it, before the
-    graph is read; malformed ``nodes=`` give None here and are refused by the read.
+    A networkx graph's node count, a square matrix's size or a public EdgeGraph's ``n``;
+    ``n=`` (type-checked) for an edge array, or the length of ``nodes=`` when they are distinct
+    integer ids. A release checks its public parameters that depend on ``n`` (a degree cap, a
+    global sensitivity and its noise scale) on it, before the graph is read. Where the read
+    would refuse the inputs themselves (an ``n=`` that does not match a graph's own size, ids
+    that are not distinct integers, a matrix that is not square) this gives None, so that
+    the read's refusal names the real mistake.
 
     Examples
     --------
@@ -62,16 +66,29 @@ def public_node_count(graph: Any, n: Any, nodes: Any) -> int | None:
     >>> public_node_count([(0, 1)], None, None) is None
     True
     """
-    if n is not None:
-        return check_node_count(n)
+    own = _own_size(graph)
+    if own is not None or isinstance(graph, EdgeGraph):
+        return own if n is None or _same(n, own) else None
     if nodes is not None:
-        ids = np.asarray(sorted(nodes) if isinstance(nodes, (set, frozenset)) else nodes)
-        return int(ids.size) if ids.ndim == 1 else None
+        ids = np.asarray(list(nodes) if isinstance(nodes, (set, frozenset)) else nodes)
+        if ids.ndim != 1 or ids.dtype.kind not in "iu" or np.unique(ids).size != ids.size:
+            return None
+        return int(ids.size) if n is None or _same(n, ids.size) else None
+    return check_node_count(n) if n is not None else None
+
+
+def _same(n: Any, size: int) -> bool:
+    return isinstance(n, numbers.Integral) and not isinstance(n, bool) and int(n) == size
+
+
+def _own_size(graph: Any) -> int | None:
+    """The node count a graph object brings itself: networkx, a square sparse matrix, a public
+    EdgeGraph; None for edge arrays and anything else."""
     if isinstance(graph, EdgeGraph):
         return graph.n if graph.nodes_public else None
     if is_networkx_graph(graph):
         return int(graph.number_of_nodes())
-    if sp.issparse(graph) and graph.ndim == 2:
+    if sp.issparse(graph) and graph.ndim == 2 and graph.shape[0] == graph.shape[1]:
         return int(graph.shape[0])
     return None
 

@@ -206,7 +206,7 @@ def triangle_count(
             "number of nodes as n= (ids are relabelled)"
         )
     require_node_set(graph, n, nodes, name)
-    known = public_node_count(graph, n, nodes) if backend == "memory" else None
+    known = public_node_count(graph, n, nodes)  # the Dask path requires n=: it is public
     known_gs = None if known is None else EdgeAdjacency().triangle_global_sensitivity(known)
     # public: n; a scale the samplers cannot draw is refused before the graph is read
     early = [] if known_gs is None else count_scales(method, eps, d, known_gs, extra)
