@@ -104,7 +104,10 @@ def kept_sites(release: Release) -> str:
     of the sites kept, at most 2 per individual (chosen at random): an individual's other sites
     are in no count and no range
     """
-    if not release.metadata.get("contributions_bounded"):
+    meta = release.metadata
+    # files written before the key existed: an individual column was recorded by name
+    bounded = meta.get("contributions_bounded", meta.get("individual_column") is not None)
+    if not bounded:
         return ""
     k = int(release.metadata["max_sites_per_individual"])
     return (
