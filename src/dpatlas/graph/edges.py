@@ -67,8 +67,10 @@ def public_node_count(graph: Any, n: Any, nodes: Any) -> int | None:
     True
     """
     own = _own_size(graph)
-    if own is not None or isinstance(graph, EdgeGraph):
+    if own is not None:
         return own if n is None or _same(n, own) else None
+    if isinstance(graph, EdgeGraph):  # its ids were read off the edges: only the read tells
+        return None
     if nodes is not None:
         ids = np.asarray(list(nodes) if isinstance(nodes, (set, frozenset)) else nodes)
         if ids.ndim != 1 or ids.dtype.kind not in "iu" or np.unique(ids).size != ids.size:

@@ -82,8 +82,10 @@ def test_theta_shifts_the_threshold_and_is_validated():
         ValueError, match="theta must be a finite number of counts or None, got nan"
     ):
         split_rule(0.5, theta=math.nan)
-    with pytest.raises(ValueError, match="theta must be a finite number"):
+    with pytest.raises(ValueError, match=r"theta must be at most 2\*\*48 counts"):
         split_rule(0.5, theta=10**400)  # raised OverflowError (math.isfinite of a huge int)
+    with pytest.raises(ValueError, match="theta must be a finite number"):
+        split_rule(0.5, theta=-math.inf)
 
 
 @pytest.mark.parametrize("levels", [0.0, 1.5, 3.0])

@@ -57,7 +57,7 @@ import numpy as np
 
 from dpatlas.core.noise.discrete_laplace import rational_scale, sample_discrete_laplace
 from dpatlas.core.rng import RandomSource
-from dpatlas.core.validation import check_epsilon, check_positive_int, float_or_inf
+from dpatlas.core.validation import check_epsilon, check_positive_int
 
 __all__ = ["MAX_THETA", "SplitRule", "split_rule"]
 
@@ -190,7 +190,8 @@ def split_rule(
             f"lattice must be at most {MAX_LATTICE} (so biased counts stay exact in int64), "
             f"got {s!r}"
         )
-    if theta is not None and not (_is_real(theta) and math.isfinite(float_or_inf(theta))):
+    # not math.isfinite: it raises OverflowError on an int beyond the floats (10**400)
+    if theta is not None and not (_is_real(theta) and theta == theta and abs(theta) != math.inf):
         raise ValueError(f"theta must be a finite number of counts or None, got {theta!r}")
     if theta is not None and abs(theta) > MAX_THETA:
         raise ValueError(
