@@ -206,7 +206,9 @@ def heatmap(
         Column (or array) naming the individual who owns each site (e.g. an observer). At most
         ``k = max_sites_per_individual`` sites are kept per individual, chosen uniformly at
         random and never by location, and the sensitivity is ``k``. Without it each row is its
-        own individual; with ``k > 1`` and no column, ``k`` is taken as a public claim.
+        own individual; with ``k > 1`` and no column, ``k`` is taken as a public claim. The
+        counts, and every interval, are then those of the sites kept: the release records
+        ``contributions_bounded=True`` and each interval sentence says so.
     max_sites_per_individual : int, default 1
         The public cap ``k``.
     adjacency : SiteAdjacency, optional
