@@ -76,7 +76,13 @@ from dpatlas.core.noise.discrete_laplace import rational_scale, sample_discrete_
 from dpatlas.core.noise.local.ladder import check_ladder, check_value, noisy_release
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RandomSource, RngLike, get_source
-from dpatlas.core.validation import check_delta, check_epsilon, check_positive_int
+from dpatlas.core.validation import (
+    MAX_EPSILON,
+    check_delta,
+    check_epsilon,
+    check_positive_int,
+    least_accepted,
+)
 
 __all__ = [
     "SMALLEST",
@@ -137,14 +143,10 @@ def _laplace_beta(eps: float, delta: float) -> float:
 def _smallest_epsilon(delta: float) -> float:
     """The smallest float ε that :func:`smooth_beta` accepts with ``delta > 0``.
 
-    About ``2 ln(2/δ) (e^{2**-37} - 1)``, then stepped to the exact float: one below is refused.
+    About ``2 ln(2/δ) (e^{2**-37} - 1)``; found exactly by bisection over the floats (the
+    smoothness grows with ε): one float below is refused.
     """
-    eps = 2 * max(1.0, math.log(2 / delta)) * math.expm1(2.0**-37)
-    while _laplace_beta(eps, delta) <= 0:
-        eps = math.nextafter(eps, math.inf)
-    while _laplace_beta(math.nextafter(eps, 0.0), delta) > 0:
-        eps = math.nextafter(eps, 0.0)
-    return eps
+    return least_accepted(lambda eps: _laplace_beta(eps, delta) > 0, 2.0**-1074, MAX_EPSILON)
 
 
 def smooth_bound(ladder: Any, beta: float, *, global_sensitivity: int | None = None) -> float:
