@@ -2,7 +2,8 @@
 
 Exit codes: 0 done; 1 refused (the privacy budget does not cover the release, or the ledger
 cannot be used), nothing spent; 2 the command cannot run as given (bad arguments or input),
-the one-line message says how to fix it.
+the one-line message says how to fix it; 3 the release was made and debited, but a later step
+(writing a file) failed: the message says what stays debited and which files were written.
 """
 
 from __future__ import annotations
@@ -11,13 +12,21 @@ import argparse
 import json
 import os
 import sys
+import traceback
 import warnings
 from collections.abc import Sequence
 from typing import NoReturn
 
 from dpatlas import __version__
 from dpatlas.cli import budget, demo, export, graph, heatmap, synthesize
-from dpatlas.cli._common import Output, output_options, release_options, shell_words, to_json
+from dpatlas.cli._common import (
+    Output,
+    debit_left,
+    output_options,
+    release_options,
+    shell_words,
+    to_json,
+)
 from dpatlas.errors import BudgetExceededError, LedgerError
 
 __all__ = ["main"]
@@ -78,6 +87,24 @@ def _fail(args: argparse.Namespace, out: Output, code: int, message: str, err: E
     return code
 
 
+def _failed(args: argparse.Namespace, out: Output, words: dict[str, str], err: Exception) -> int:
+    """The exit code of a command that raised ``err``, its message printed; a bug that spent
+    nothing is raised again (with its traceback)."""
+    spent = debit_left(out, getattr(args, "ledger", None), getattr(args, "dataset", None))
+    if spent is not None:  # after the debit: say what stays spent, whatever failed
+        if not isinstance(err, (ValueError, TypeError, OSError, LedgerError)):  # a bug: where
+            traceback.print_exception(err, file=sys.stderr)
+        message = shell_words(str(err).replace("\n", " "), words)
+        return _fail(args, out, 3, f"{message}; {spent}", err)
+    if isinstance(err, (BudgetExceededError, LedgerError)):
+        # the advice in the shell's words ("--delta 0"); the amounts before it stay as they are
+        amounts, nothing, advice = str(err).partition("Nothing was spent;")
+        return _fail(args, out, 1, amounts + nothing + shell_words(advice, words), err)
+    if isinstance(err, (ValueError, TypeError, OSError)):
+        return _fail(args, out, 2, shell_words(str(err).replace("\n", " "), words), err)
+    raise err
+
+
 def _attach_values(argv: Sequence[str]) -> list[str]:
     """``--extent -92,-1.5,-89,0.7`` as ``--extent=-92,...``: argparse would take the value,
     which starts with a minus sign, for an option."""
@@ -112,13 +139,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         warnings.simplefilter("always")
         try:
             code = int(args.func(args, out))
-        except (BudgetExceededError, LedgerError) as err:
-            # the advice in the shell's words ("--delta 0"); the amounts before it stay as they are
-            amounts, spent, advice = str(err).partition("Nothing was spent;")
-            code = _fail(args, out, 1, amounts + spent + shell_words(advice, words), err)
-        except (ValueError, TypeError, OSError) as err:
-            message = shell_words(str(err).replace("\n", " "), words)
-            code = _fail(args, out, 2, message, err)
+        except Exception as err:
+            code = _failed(args, out, words, err)
     out.warnings.extend(
         f"{w.category.__name__}: {shell_words(str(w.message), words)}" for w in caught
     )

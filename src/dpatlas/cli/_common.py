@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shlex
 import sys
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -15,6 +17,7 @@ from typing import Any
 
 from dpatlas.core.accounting.budget import Budget
 from dpatlas.core.release import Release
+from dpatlas.errors import LedgerError
 
 __all__ = [
     "SEED_NOTE",
@@ -24,6 +27,7 @@ __all__ = [
     "add_seed",
     "budget_summary",
     "check_output_path",
+    "debit_left",
     "open_ledger",
     "output_options",
     "positive_float",
@@ -231,10 +235,12 @@ def check_input_file(flag: str, path: Path, what: str) -> None:
 def check_output_path(flag: str, path: Path, inputs: Mapping[str, Path | None]) -> None:
     """Refuse an output ``path`` that cannot be written, before anything is read or spent.
 
-    A directory, a path under an existing *file* (no folder can be made there), or one of the
-    command's ``inputs`` (``{"EDGES": path, "--ledger": path}``: writing would destroy the
-    data or the budget's history) is a usage error naming ``flag``. Missing folders are fine:
-    the writers create them.
+    A directory, a path under an existing *file* (no folder can be made there), a folder in
+    which no file can be created (read-only, no permission: tried with an empty temporary file,
+    deleted at once), an existing file that is read-only, or one of the command's ``inputs``
+    (``{"EDGES": path, "--ledger": path}``: writing would destroy the data or the budget's
+    history) is a usage error naming ``flag``. Missing folders are fine: the writers create
+    them (the nearest existing one is tried).
 
     Examples
     --------
@@ -264,6 +270,20 @@ def check_output_path(flag: str, path: Path, inputs: Mapping[str, Path | None]) 
         folder = folder.parent
     if not folder.is_dir():
         raise UsageError(f"{flag} {path} cannot be written: {folder} is a file, not a folder")
+    try:
+        handle, probe = tempfile.mkstemp(prefix=".dpatlas-write-check-", dir=folder)
+    except OSError as exc:
+        raise UsageError(
+            f"{flag} {path} cannot be written: cannot create a file in {folder} "
+            f"({exc.strerror}); choose a folder you can write to"
+        ) from None
+    os.close(handle)
+    os.unlink(probe)
+    if path.is_file() and not os.access(path, os.W_OK):
+        raise UsageError(
+            f"{flag} {path} cannot be written: the file exists and is read-only; choose another "
+            "name, or make it writable"
+        )
 
 
 def add_seed(parser: Any) -> None:
@@ -296,7 +316,11 @@ def open_ledger(path: Path, dataset: str | None) -> Budget:
 
 
 def release_budget(args: argparse.Namespace, out: Output) -> Budget | None:
-    """The ledger budget a release debits, or None (with a note) when no ledger was given."""
+    """The ledger budget a release debits, or None (with a note) when no ledger was given.
+
+    ``out`` keeps it, so that a failure after the debit says that the debit stays
+    (:func:`debit_left`).
+    """
     if args.ledger is None:
         if args.dataset is not None:
             raise UsageError("--dataset needs --ledger LEDGER (the file holding the budget)")
@@ -305,7 +329,50 @@ def release_budget(args: argparse.Namespace, out: Output) -> Budget | None:
             "--ledger FILE --dataset NAME so that repeated releases are counted and refused"
         )
         return None
-    return open_ledger(args.ledger, args.dataset)
+    out.budget = open_ledger(args.ledger, args.dataset)
+    return out.budget
+
+
+def debit_left(out: Output, ledger: Path | None, dataset: str | None) -> str | None:
+    """What a command that failed after its debit spent and wrote, or None if it spent nothing.
+
+    ``ledger`` and ``dataset`` name the budget (the command's ``--ledger`` and ``--dataset``).
+
+    The debit is not undone (the noise may have been drawn, and an undo would let a crash
+    between the draw and the write buy a second draw for free); the files written so far
+    (``out.files``) are recorded beside it in the ledger, where that still works.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from dpatlas.core import discrete_laplace
+    >>> ledger = Path(tempfile.mkdtemp()) / "ledger.sqlite"
+    >>> out = Output(budget=Budget.open(ledger, dataset="d", epsilon=1.0))
+    >>> debit_left(out, ledger, "d") is None
+    True
+    >>> _ = discrete_laplace(3, sensitivity=1, epsilon=0.5, budget=out.budget)
+    >>> out.files.append(Path("map.gpkg"))
+    >>> said = debit_left(out, ledger, "d").split("; ")
+    >>> said[0].endswith("(epsilon=0.5, delta=0)"), said[-1]
+    (True, 'written: map.gpkg')
+    """
+    budget = out.budget
+    if budget is None or not budget.made_here:
+        return None
+    spend = budget.made_here[-1]
+    written = ", ".join(map(str, out.files)) or "no file"
+    try:
+        recorded = next(row.products for row in budget.history if row.id == spend.id)
+        missing = [p for p in out.files if str(p.resolve()) not in recorded]
+        if missing:
+            budget.record_products(spend, missing)
+    except (LedgerError, ValueError, StopIteration) as exc:
+        written += f" (not recorded in the ledger: {exc})"
+    return (
+        f"the release was made and stays debited from dataset {dataset!r} in {ledger} (epsilon="
+        f"{float(spend.epsilon):g}, delta={float(spend.delta):g}); releasing again costs as much "
+        f"again; written: {written}"
+    )
 
 
 def budget_summary(budget: Budget) -> dict[str, Any]:
@@ -338,6 +405,10 @@ class Output:
     payload: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    budget: Budget | None = None
+    """The ledger budget the command debits (set by :func:`release_budget`)."""
+    files: list[Path] = field(default_factory=list)
+    """The files the command has written so far."""
 
     def line(self, text: str = "") -> None:
         """A line of the human-readable result (stdout, unless ``--json``)."""

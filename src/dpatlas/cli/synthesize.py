@@ -133,11 +133,12 @@ def run(args: argparse.Namespace, out: Output) -> int:
             )
         with bar.step(f"writing {args.out.name}"):
             release.write_edgelist(args.out)
+            out.files.append(args.out)
             if args.communities is not None:
                 release.write_communities(args.communities)
+                out.files.append(args.communities)
     if budget is not None and budget.made_here:  # `dpatlas budget history` lists the files
-        files = [args.out] if args.communities is None else [args.out, args.communities]
-        budget.record_products(budget.made_here[-1], files)
+        budget.record_products(budget.made_here[-1], out.files)
     g = release.value
     split = release.metadata["split"]
     out.payload.update(

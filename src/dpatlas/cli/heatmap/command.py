@@ -272,7 +272,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
             if args.nonnegative:
                 hm = hm.nonnegative()
         with bar.step("writing " + ", ".join(p.name for p in args.out)):
-            paths = write_products(hm, args.out, args, outline)
+            paths = write_products(hm, args.out, args, outline, written=out.files)
     if budget is not None and budget.made_here:
         budget.record_products(budget.made_here[-1], paths)
     facts = release_facts(hm)

@@ -75,13 +75,21 @@ def context_layers(specs: list[str], avoid: Path | None = None) -> list[Any]:
 
 
 def write_products(
-    hm: Any, paths: list[Path], args: argparse.Namespace, outline: Any = None
+    hm: Any,
+    paths: list[Path],
+    args: argparse.Namespace,
+    outline: Any = None,
+    written: list[Path] | None = None,
 ) -> list[Path]:
-    """Write ``hm`` to every path (post-processing of one release); maps get the options."""
+    """Write ``hm`` to every path (post-processing of one release); maps get the options.
+
+    Each path is appended to ``written`` (a new list if None, returned) once its file is
+    whole, so a caller whose later write fails knows which files exist.
+    """
     context = dict(context_layers(args.context, getattr(args, "points", None)))
     if outline is not None:
         context = {"study area": outline, **context}
-    written = []
+    written = [] if written is None else written
     for path in paths:
         path.parent.mkdir(parents=True, exist_ok=True)
         options: dict[str, Any] = {}
