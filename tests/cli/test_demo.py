@@ -108,3 +108,19 @@ def test_console_script_demo_under_a_minute(tmp_path):
     assert f"Files written to {tmp_path / 'out'}/" in proc.stdout
     assert "NOT secret" not in proc.stdout  # the default demo uses secure randomness
     assert (tmp_path / "out" / "ledger.sqlite").is_file()
+
+
+def test_the_demo_refuses_a_folder_holding_another_ledger(tmp_path):
+    ledger = tmp_path / "ledger.sqlite"
+    Budget.open(ledger, dataset="nests-2026", epsilon=1.0)
+    with pytest.raises(ValueError, match=r"holds the budget of 'nests-2026'.*another --out"):
+        run_demo(tmp_path, rng=0, echo=lambda line: None)
+    assert Budget.open(ledger, dataset="nests-2026").total.epsilon == 1.0
+    assert not (tmp_path / "heatmap.png").exists()
+
+
+def test_the_demo_refuses_a_folder_whose_ledger_file_is_no_ledger(tmp_path):
+    (tmp_path / "ledger.sqlite").write_text("my notes\n")
+    with pytest.raises(ValueError, match="is not a dpatlas ledger"):
+        run_demo(tmp_path, rng=0, echo=lambda line: None)
+    assert (tmp_path / "ledger.sqlite").read_text() == "my notes\n"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Callable
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -169,6 +170,41 @@ def _ledger_lines(budgets: dict[str, Budget]) -> list[str]:
     return lines
 
 
+def _check_demo_ledger(ledger: Path) -> None:
+    """Refuse to start afresh over a ``ledger`` that is not an earlier demo's: deleting another
+    dataset's ledger would lose its spends, and the budget would start again from nothing.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> ledger = Path(tempfile.mkdtemp()) / "ledger.sqlite"
+    >>> _ = Budget.open(ledger, dataset="nests", epsilon=1.0)
+    >>> _check_demo_ledger(ledger)
+    Traceback (most recent call last):
+    ...
+    ValueError: ... holds the budget of 'nests', not only the demo's; ... choose another --out folder
+    """
+    import sqlite3
+
+    if not ledger.exists():
+        return
+    try:
+        with closing(sqlite3.connect(f"{ledger.resolve().as_uri()}?mode=ro", uri=True)) as conn:
+            names = {row[0] for row in conn.execute("SELECT dataset FROM datasets")}
+    except sqlite3.Error:
+        raise ValueError(
+            f"{ledger} is not a dpatlas ledger, and the demo would replace it with its own; "
+            "choose another --out folder"
+        ) from None
+    others = sorted(names - {SNOW_DATASET, GRAPH_DATASET})
+    if others:
+        raise ValueError(
+            f"{ledger} holds the budget of {', '.join(map(repr, others))}, not only the demo's; "
+            "the demo starts its ledger afresh and would delete those spends: choose another "
+            "--out folder"
+        )
+
+
 def run_demo(
     out_dir: str | Path = "demo-output",
     *,
@@ -190,8 +226,9 @@ def run_demo(
     """
     data = find_data(data_dir)
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
     ledger = out / "ledger.sqlite"
+    _check_demo_ledger(ledger)
+    out.mkdir(parents=True, exist_ok=True)
     ledger.unlink(missing_ok=True)
     result = DemoResult(out_dir=out, ledger=ledger)
     n_maps = len(_methods())
