@@ -61,8 +61,20 @@ def test_the_page_holds_released_cells_and_public_facts_only():
         for text in (f"{x:.3f}", f"{y:.3f}", f"{p.x:.5f}", f"{p.y:.5f}"):
             assert text not in page.html
     assert "Differentially private" in data["caption"]
-    assert "ε = 0.5 (whole map), heatmap/uniform" in data["caption"]
+    assert "ε = 0.5, δ = 0 (whole map), heatmap/uniform" in data["caption"]
     assert "NOT secret" in data["caption"]
+
+
+def test_the_web_map_and_png_caption_state_epsilon_and_delta_as_the_record():
+    """The caption rounded ε to six digits (0.1234567 read 0.123457) and left δ out."""
+    from dpatlas.spatial.products.plot import caption
+
+    hm = heatmap(SITES, GRID, epsilon=0.1234567, method="uniform", crs=3035, rng=2)
+    said = f"ε = {hm.release.epsilon!r}, δ = 0 (whole map), heatmap/uniform"
+    assert hm.release.epsilon == 0.1234567
+    assert hm.release.delta == 0
+    assert caption(hm).startswith(said)
+    assert said in _data(hm.explore().html)["caption"]
 
 
 def test_options_colour_scale_tiles_and_refusals(monkeypatch):

@@ -71,7 +71,7 @@ def test_page_draws_every_cell_shows_its_tooltip_and_needs_no_network(browser, s
         assert legend.startswith("private estimate (sites per cell)")
         caption = page.inner_text(".dpatlas-caption")
         assert caption.startswith("Differentially private map, released ")
-        assert "ε = 1 (whole map), heatmap/uniform" in caption
+        assert "ε = 1, δ = 0 (whole map), heatmap/uniform" in caption
         assert "NOT secret" in caption  # seeded
         assert page.inner_text(".leaflet-control-layers").split() == [
             "private",

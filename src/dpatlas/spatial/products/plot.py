@@ -42,7 +42,7 @@ SCALES = ("linear", "sqrt", "log")
 
 
 def caption(heatmap: Heatmap) -> str:
-    """One line saying what was released and at what privacy cost.
+    """One line saying what was released and at what privacy cost (ε and δ, as the record).
 
     Examples
     --------
@@ -50,7 +50,7 @@ def caption(heatmap: Heatmap) -> str:
     >>> g = sp.Grid.from_bounds((0, 0, 2, 1), cell_size=1, crs="EPSG:3035")
     >>> print(caption(sp.heatmap((np.array([0.5]), np.array([0.5])), g, epsilon=0.5,
     ...                          crs="EPSG:3035", rng=1)))
-    ε = 0.5 (whole map), heatmap/uniform, discrete_laplace noise of scale 2, ...; nonnegative(integer) [seeded: ...]
+    ε = 0.5, δ = 0 (whole map), heatmap/uniform, discrete_laplace noise of scale 2, ... [seeded: ...]
     """
     release, m = heatmap.release, heatmap.measured
     scales = np.unique(m.scale)
@@ -59,9 +59,16 @@ def caption(heatmap: Heatmap) -> str:
     steps = f"; {', '.join(heatmap.steps)}" if heatmap.steps else ""
     seeded = " [seeded: not secret]" if release.seeded else ""
     return (
-        f"ε = {release.epsilon:g} (whole map), {release.mechanism}, {m.noise} noise{scale}, "
-        f"{heatmap.grid.cell_size:g} m cells, {heatmap.grid.crs.to_string()}{steps}{seeded}"
+        f"ε = {_exact(release.epsilon)}, δ = {_exact(release.delta)} (whole map), "
+        f"{release.mechanism}, {m.noise} noise{scale}, {heatmap.grid.cell_size:g} m cells, "
+        f"{heatmap.grid.crs.to_string()}{steps}{seeded}"
     )
+
+
+def _exact(value: float) -> str:
+    """``value`` short when that is exact (``0.5``, ``1e-06``), else all its digits."""
+    short = f"{value:g}"
+    return short if float(short) == value else repr(float(value))
 
 
 def colour_norm(scale: str, values: Any) -> Any:
@@ -235,7 +242,7 @@ def plot_heatmap(
     >>> g = sp.Grid.from_bounds((0, 0, 2, 1), cell_size=1, crs="EPSG:3035")
     >>> hm = sp.heatmap((np.array([0.5]), np.array([0.5])), g, epsilon=1.0, crs=3035, rng=0)
     >>> ax = hm.plot(cmap="magma", scale="sqrt")
-    >>> "ε = 1 (whole map), heatmap/uniform" in ax.get_title(), ax.images[0].cmap.name
+    >>> "ε = 1, δ = 0 (whole map), heatmap/uniform" in ax.get_title(), ax.images[0].cmap.name
     (True, 'magma')
     >>> ax = plot_heatmap(hm, title="Nests")
     >>> ax.get_title().splitlines()[0], "ε = 1" in ax.get_title()
