@@ -102,6 +102,17 @@ def test_smooth_epsilon_too_small_for_a_share_is_refused_before_the_debit() -> N
         )
 
 
+@pytest.mark.parametrize("delta", [0.0, 1e-6])
+def test_a_smooth_epsilon_too_small_for_the_whole_is_refused_with_the_shares_least(delta) -> None:
+    """ε = 1e-12 was refused by the whole-ε check with 'use epsilon >= 2.9e-11', an ε the
+    share check then refused in turn; found when the command line called the release's own
+    check instead of the share check."""
+    with pytest.raises(ValueError, match="clustering coefficient's smooth sensitivity") as refused:
+        clustering_coefficient(G, epsilon=1e-12, delta=delta, method="smooth", rng=0)
+    least = float(str(refused.value).rsplit(" ", 1)[1])
+    clustering_coefficient(G, epsilon=least, delta=delta, method="smooth", rng=0)
+
+
 def test_triangle_share_takes_the_real_numbers_epsilon_takes() -> None:
     """``Fraction(1, 2)`` and ``np.float32(0.5)`` were refused as "must be a number in (0, 1)";
     found by a hand fuzz."""

@@ -293,11 +293,11 @@ def clustering_coefficient(
     """
     eps, d = check_epsilon(epsilon), check_delta(delta)
     share = _check_share(triangle_share)
+    if method == "smooth":  # each count's share, refused here rather than after the debit (and
+        check_smooth_shares(eps, d, share)  # before the whole ε is: its least ε is too small)
     extra = _checked(method, eps, d, False, interval_epsilon)  # same rules as triangle_count
     name = f"clustering_coefficient/{method}"
     eps_t, eps_w = split(eps, [share, 1 - share])  # exact sum <= ε
-    if method == "smooth":  # each count's share, refused here rather than after the debit
-        check_smooth_shares(eps, d, share)
     cost = clustering_cost(eps, d, extra, share)
 
     def scales_of(count: int) -> list[Fraction]:  # public: n, checked before the graph is read
