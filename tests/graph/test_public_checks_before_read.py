@@ -17,6 +17,7 @@ import pytest
 import scipy.sparse as sp
 
 from dpatlas.core.accounting.budget import Budget
+from dpatlas.core.accounting.charge import open_charge
 from dpatlas.graph import clustering_coefficient, degree_histogram, kstar_count, triangle_count
 
 LOOP = np.array([[0, 0]])  # reading it raises "edges contain 1 self-loop(s)"
@@ -75,6 +76,71 @@ def test_refused_on_public_values_before_the_read(case: str, source: str) -> Non
         call(graph, **kwargs)
     assert budget.spent.epsilon == 0.0
     assert len(budget.history) == 0
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_each_refusal_is_the_release_check_a_caller_can_run_first(case: str) -> None:
+    """``check_<release>`` (what the command line runs on --nodes before it reads the edge
+    list) refuses on ``n`` alone what the release refuses; the release calls it."""
+    from dpatlas.graph.clustering import check_clustering_coefficient
+    from dpatlas.graph.degrees import check_degree_histogram
+    from dpatlas.graph.kstars import check_kstar_count
+    from dpatlas.graph.triangles import check_triangle_count
+
+    checks = {
+        "degree cap above n - 1": lambda: check_degree_histogram(SIZE, epsilon=1.0, max_degree=99),
+        "degree cap negative": lambda: check_degree_histogram(
+            SIZE, epsilon=1.0, max_degree=-1, method="direct"
+        ),
+        "k-star k too large for n": lambda: check_kstar_count(SIZE, 30, epsilon=1.0),
+        "k-star global scale": lambda: check_kstar_count(SIZE, 2, epsilon=1e-16, method="global"),
+        "clustering global scale": lambda: check_clustering_coefficient(
+            SIZE, epsilon=1e-15, method="global"
+        ),
+        "triangle global scale": lambda: check_triangle_count(SIZE, epsilon=1e-16, method="global"),
+    }
+    with pytest.raises(ValueError, match=CASES[case][1]):
+        _open(checks[case])
+
+
+def _open(checks: Callable[[], Any]) -> None:
+    """Run a release's checks and open its charge on what they give, as the release does."""
+    public = checks()
+    open_charge(public.cost, None, mechanism="checked", scales=public.scales)
+
+
+class Checked(Exception):
+    """Raised by a stand-in for a release's check: the release called it."""
+
+
+@pytest.mark.parametrize(
+    ("module", "release"),
+    [
+        ("edges", "edge_count"),
+        ("degrees", "degree_histogram"),
+        ("kstars", "kstar_count"),
+        ("triangles", "triangle_count"),
+        ("clustering", "clustering_coefficient"),
+        ("synthesis.synthetic", "synthesize"),
+    ],
+)
+def test_every_release_opens_its_charge_with_its_own_check(monkeypatch, module, release) -> None:
+    """The cost and scales a release checks come from ``check_<release>``, the function the
+    command line calls before reading the edge list: the two cannot drift apart."""
+    import importlib
+
+    import dpatlas.graph as graphs
+
+    def stand_in(n: Any, **params: Any) -> None:
+        raise Checked(n, params)
+
+    monkeypatch.setattr(
+        importlib.import_module(f"dpatlas.graph.{module}"), f"check_{release}", stand_in
+    )
+    args = (2,) if release == "kstar_count" else ()
+    with pytest.raises(Checked) as caught:
+        getattr(graphs, release)(LOOP, *args, n=SIZE, epsilon=1.0)
+    assert caught.value.args[0] == SIZE
 
 
 def test_the_same_graphs_with_valid_parameters_are_refused_by_the_read() -> None:

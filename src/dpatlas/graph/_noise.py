@@ -14,14 +14,28 @@ scale ``c·S/ε`` depends on the private smooth sensitivity ``S <= GS``, so the 
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import NamedTuple
 
 from dpatlas.core.accounting.cost import Cost
 from dpatlas.core.noise.local.piecewise_ladder import piecewise_scale
 
-__all__ = ["COUNT_LIMIT", "count_cost", "count_scales", "count_value"]
+__all__ = ["COUNT_LIMIT", "PublicChecks", "count_cost", "count_scales", "count_value"]
 
 COUNT_LIMIT = 2**61 - 1
 """The largest exact count the count releases noise; larger counts are clamped to it."""
+
+
+class PublicChecks(NamedTuple):
+    """What a graph release's public checks (``check_<release>``) give once they pass.
+
+    ``cost`` is what the release debits; ``scales`` are the noise scales known from public
+    values, those that depend on the number of nodes only when it was given. Both go to
+    :func:`~dpatlas.core.accounting.charge.open_charge`, which refuses a scale the exact
+    samplers cannot draw, or a cost the budget cannot pay, before the graph is read.
+    """
+
+    cost: Cost
+    scales: tuple[Fraction, ...]
 
 
 def count_value(exact: int) -> int:

@@ -41,6 +41,7 @@ import math
 import numbers
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -60,7 +61,7 @@ from dpatlas.core.validation import (
     least_accepted,
 )
 from dpatlas.graph._interval import check_level, interval_note, noise_family
-from dpatlas.graph._noise import count_cost, count_scales
+from dpatlas.graph._noise import PublicChecks, count_cost, count_scales
 from dpatlas.graph.adjacency import EdgeAdjacency
 from dpatlas.graph.edges import _open_release
 from dpatlas.graph.exact.kstar_sensitivity import star_global_sensitivity
@@ -69,6 +70,7 @@ from dpatlas.graph.triangles import _checked, triangle_count
 
 __all__ = [
     "ClusteringRelease",
+    "check_clustering_coefficient",
     "clustering_coefficient",
     "clustering_cost",
     "pair_rule_of",
@@ -232,6 +234,77 @@ def clustering_cost(
     return count_cost(eps_t, half_d, half_x) + count_cost(eps_w, half_d, half_x)
 
 
+def _parameters(
+    epsilon: float, delta: float, method: Any, triangle_share: Any, interval_epsilon: Any
+) -> tuple[float, float, float, float]:
+    """ε, δ, the triangles' share and the interval's ε (0.0 without), checked; for the smooth
+    method each count's share of ε too, refused here rather than after the debit."""
+    eps, d = check_epsilon(epsilon), check_delta(delta)
+    share = _check_share(triangle_share)
+    if method == "smooth":  # before the whole ε is checked: its least ε is too small
+        check_smooth_shares(eps, d, share)
+    extra = _checked(method, eps, d, False, interval_epsilon)  # same rules as triangle_count
+    return eps, d, share, extra
+
+
+def _scales(
+    n: int, method: str, epsilon: float, delta: float, share: float, interval_epsilon: float
+) -> list[Fraction]:
+    """The largest noise scales of the two counts on ``n`` public nodes."""
+    eps_t, eps_w = split(epsilon, [share, 1 - share])
+    tri_gs = EdgeAdjacency().triangle_global_sensitivity(n)
+    wedge_gs = star_global_sensitivity(n, 2)
+    scales = count_scales(method, eps_t, delta / 2, tri_gs, interval_epsilon / 2)
+    return scales + count_scales(method, eps_w, delta / 2, wedge_gs, interval_epsilon / 2)
+
+
+def check_clustering_coefficient(
+    n: int | None,
+    *,
+    epsilon: float,
+    delta: float = 0.0,
+    method: str = "piecewise",
+    triangle_share: float = 0.5,
+    interval_epsilon: float | None = None,
+) -> PublicChecks:
+    """Refuse what :func:`clustering_coefficient` would refuse on its public parameters; its
+    cost and noise scales.
+
+    The checks :func:`clustering_coefficient` runs before the graph is read, for a caller
+    (the command line) that reads the graph itself: ε, δ, the method, the triangles' share
+    (for the smooth method: each count's share of ε) and the interval's ε and, when the
+    number of nodes ``n`` is known, the noise scales of both counts.
+
+    Parameters
+    ----------
+    n : int or None
+        Public number of nodes (None: unknown, the scales are checked on the graph's).
+    epsilon, delta, method, triangle_share, interval_epsilon
+        As in :func:`clustering_coefficient`.
+
+    Returns
+    -------
+    PublicChecks
+        The cost :func:`clustering_coefficient` debits (:func:`clustering_cost`) and the
+        largest noise scales of its two counts, for
+        :func:`~dpatlas.core.accounting.charge.open_charge`.
+
+    Examples
+    --------
+    >>> check_clustering_coefficient(12, epsilon=1.0, method="global").scales
+    (Fraction(20, 1), Fraction(40, 1))
+    >>> check_clustering_coefficient(12, epsilon=1.0, triangle_share=1.5)
+    Traceback (most recent call last):
+    ...
+    ValueError: triangle_share must be a number in (0, 1), got 1.5; e.g. 0.5
+    """
+    eps, d, share, extra = _parameters(epsilon, delta, method, triangle_share, interval_epsilon)
+    cost = clustering_cost(eps, d, extra, share)
+    if n is None:
+        return PublicChecks(cost, ())
+    return PublicChecks(cost, tuple(_scales(n, method, eps, d, share, extra)))
+
+
 def clustering_coefficient(
     graph: Any,
     *,
@@ -291,25 +364,19 @@ def clustering_coefficient(
     >>> low <= rel.value <= high
     True
     """
-    eps, d = check_epsilon(epsilon), check_delta(delta)
-    share = _check_share(triangle_share)
-    if method == "smooth":  # each count's share, refused here rather than after the debit (and
-        check_smooth_shares(eps, d, share)  # before the whole ε is: its least ε is too small)
-    extra = _checked(method, eps, d, False, interval_epsilon)  # same rules as triangle_count
+    eps, d, share, extra = _parameters(epsilon, delta, method, triangle_share, interval_epsilon)
     name = f"clustering_coefficient/{method}"
     eps_t, eps_w = split(eps, [share, 1 - share])  # exact sum <= ε
-    cost = clustering_cost(eps, d, extra, share)
-
-    def scales_of(count: int) -> list[Fraction]:  # public: n, checked before the graph is read
-        tri_gs = EdgeAdjacency().triangle_global_sensitivity(count)
-        wedge_gs = star_global_sensitivity(count, 2)
-        scales = count_scales(method, eps_t, d / 2, tri_gs, extra / 2)
-        return scales + count_scales(method, eps_w, d / 2, wedge_gs, extra / 2)
-
-    src, g, charge = _open_release(
-        graph, n, nodes, rng, budget, cost, release=name, checks=scales_of
+    checks = partial(
+        check_clustering_coefficient,
+        epsilon=eps,
+        delta=d,
+        method=method,
+        triangle_share=share,
+        interval_epsilon=extra or None,
     )
-    charge.debit(scales_of(g.n))
+    src, g, charge = _open_release(graph, n, nodes, rng, budget, checks, release=name)
+    charge.debit(_scales(g.n, method, eps, d, share, extra))
     part: dict[str, Any] = {
         "delta": d / 2,
         "method": method,

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -47,17 +48,21 @@ from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike
 from dpatlas.core.validation import check_epsilon
 from dpatlas.graph._interval import interval_note
+from dpatlas.graph._noise import PublicChecks
 from dpatlas.graph.edges import _open_release
 
 __all__ = [
     "DEGREE_METHODS",
     "DegreeHistogramRelease",
+    "check_degree_histogram",
     "degree_histogram",
     "project_simplex",
     "round_to_total",
 ]
 
 DEGREE_METHODS = ("sorted", "direct")
+_SENSITIVITY = {"sorted": 2, "direct": 4}
+"""L1 sensitivity of each method's noisy vector (module docstring)."""
 
 
 @dataclass(frozen=True)
@@ -132,6 +137,47 @@ def _checked(method: Any, max_degree: Any, n: int) -> int:
     return int(max_degree)
 
 
+def check_degree_histogram(
+    n: int | None, *, epsilon: float, max_degree: int | None = None, method: str = "sorted"
+) -> PublicChecks:
+    """Refuse what :func:`degree_histogram` would refuse on its public parameters; its cost
+    and noise scale.
+
+    The checks :func:`degree_histogram` runs before the graph is read, for a caller (the
+    command line) that reads the graph itself: ε, the method and, when the number of nodes
+    ``n`` is known, the degree cap (an integer in ``0 .. n - 1``).
+
+    Parameters
+    ----------
+    n : int or None
+        Public number of nodes (None: unknown, the cap is checked on the graph's).
+    epsilon, max_degree, method
+        As in :func:`degree_histogram`.
+
+    Returns
+    -------
+    PublicChecks
+        The cost :func:`degree_histogram` debits and its noise scale (Δ/ε), for
+        :func:`~dpatlas.core.accounting.charge.open_charge`.
+
+    Examples
+    --------
+    >>> check_degree_histogram(10, epsilon=1.0, max_degree=9).scales
+    (Fraction(2, 1),)
+    >>> check_degree_histogram(4, epsilon=1.0, max_degree=9)
+    Traceback (most recent call last):
+    ...
+    ValueError: max_degree must be <= n - 1 = 3 (no node of 4 has a larger degree), got 9; ...
+    """
+    eps = check_epsilon(epsilon)
+    if n is None:  # the method only: the cap is checked on the graph's n
+        _checked(method, None, 0)
+    else:
+        _checked(method, max_degree, n)
+    sensitivity = _SENSITIVITY[method]
+    return PublicChecks(discrete_laplace_cost(sensitivity, eps), (sensitivity / Fraction(eps),))
+
+
 def degree_histogram(
     graph: Any,
     *,
@@ -190,17 +236,11 @@ def degree_histogram(
     if method not in DEGREE_METHODS:
         _checked(method, None, 0)
     name = f"degree_histogram/{method}"
-    sensitivity = 2 if method == "sorted" else 4
-
-    def cap_checked(count: int) -> list[Fraction]:  # max_degree, before the graph is read
-        _checked(method, max_degree, count)
-        return []
-
+    sensitivity = _SENSITIVITY[method]
+    checks = partial(check_degree_histogram, epsilon=eps, max_degree=max_degree, method=method)
     src, g, charge = _open_release(
-        graph, n, nodes, rng, budget, discrete_laplace_cost(sensitivity, eps),
-        release="degree_histogram", mechanism=name, scales=[sensitivity / Fraction(eps)],
-        checks=cap_checked,
-    )  # fmt: skip
+        graph, n, nodes, rng, budget, checks, release="degree_histogram", mechanism=name
+    )
     top = _checked(method, max_degree, g.n)
     deg = np.minimum(g.degrees.astype(np.int64), top)
     charge.debit()

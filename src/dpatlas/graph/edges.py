@@ -8,8 +8,9 @@ global sensitivity is 1 and the discrete Laplace mechanism at scale ``1/ε`` is 
 from __future__ import annotations
 
 import numbers
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from fractions import Fraction
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -17,15 +18,21 @@ import scipy.sparse as sp
 
 from dpatlas.core.accounting.budget import Budget
 from dpatlas.core.accounting.charge import Charge, open_charge
-from dpatlas.core.accounting.cost import Cost
 from dpatlas.core.noise.discrete_laplace import discrete_laplace, discrete_laplace_cost
 from dpatlas.core.rng import RandomSource, RngLike, get_source
 from dpatlas.core.validation import check_epsilon
 from dpatlas.graph._interval import CountRelease, interval_note
+from dpatlas.graph._noise import PublicChecks
 from dpatlas.graph.input._convert import check_node_count, is_networkx_graph
 from dpatlas.graph.input.edgegraph import EdgeGraph, as_edge_graph
 
-__all__ = ["edge_count", "public_graph", "public_node_count", "require_node_set"]
+__all__ = [
+    "check_edge_count",
+    "edge_count",
+    "public_graph",
+    "public_node_count",
+    "require_node_set",
+]
 
 
 def brings_node_set(graph: Any) -> bool:
@@ -126,27 +133,59 @@ def _open_release(
     nodes: Any,
     rng: RngLike,
     budget: Budget | None,
-    cost: Cost,
+    checks: Callable[[int | None], PublicChecks],
     *,
     release: str,
     mechanism: str | None = None,
-    scales: Iterable[Fraction] = (),
-    checks: Callable[[int], Iterable[Fraction]] | None = None,
 ) -> tuple[RandomSource, EdgeGraph, Charge]:
-    """The noise source, the release's charge (opened: budget and ``scales`` checked, nothing
+    """The noise source, the release's charge (opened: budget and noise scales checked, nothing
     spent; debited as ``mechanism``, default ``release``), then the graph on its public node
     set.
 
-    ``checks(n)`` validates the public parameters that depend on the number of nodes and
-    returns the noise scales they give; it runs on :func:`public_node_count` before the graph
-    is read (when only the read tells ``n``, the caller checks them on the graph's ``n``).
+    ``checks(n)`` is the release's public check (``check_<release>``, the one a caller that
+    reads the graph itself runs first): it validates the public parameters, those that depend
+    on the number of nodes when ``n`` is known, and gives the cost and the noise scales. It
+    runs on :func:`public_node_count` before the graph is read (None when only the read tells
+    ``n``: the caller then checks them on the graph's ``n`` at its debit).
     """
     require_node_set(graph, n, nodes, release)
-    known = public_node_count(graph, n, nodes) if checks is not None else None
-    more = list(checks(known)) if checks is not None and known is not None else []
+    public = checks(public_node_count(graph, n, nodes))
     src = get_source(rng)
-    charge = open_charge(cost, budget, mechanism=mechanism or release, scales=[*scales, *more])
+    charge = open_charge(public.cost, budget, mechanism=mechanism or release, scales=public.scales)
     return src, as_edge_graph(graph, n=n, nodes=nodes), charge
+
+
+def check_edge_count(n: int | None, *, epsilon: float) -> PublicChecks:
+    """Refuse what :func:`edge_count` would refuse on its public parameters; its cost and scale.
+
+    The checks :func:`edge_count` runs before the graph is read, for a caller (the command
+    line) that reads the graph itself. No check of an edge count depends on the number of
+    nodes ``n``; it is taken so that every graph release's checks are called alike.
+
+    Parameters
+    ----------
+    n : int or None
+        Public number of nodes (None: unknown).
+    epsilon : float
+        As in :func:`edge_count`.
+
+    Returns
+    -------
+    PublicChecks
+        The cost :func:`edge_count` debits and its noise scale ``1/ε``, for
+        :func:`~dpatlas.core.accounting.charge.open_charge`.
+
+    Examples
+    --------
+    >>> check_edge_count(10, epsilon=0.5).scales
+    (Fraction(2, 1),)
+    >>> check_edge_count(10, epsilon=-1.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: epsilon must be a finite number > 0, got -1.0
+    """
+    eps = check_epsilon(epsilon)
+    return PublicChecks(discrete_laplace_cost(1, eps), (1 / Fraction(eps),))
 
 
 def edge_count(
@@ -200,10 +239,8 @@ def edge_count(
     0
     """
     eps = check_epsilon(epsilon)
-    cost, scale = discrete_laplace_cost(1, eps), 1 / Fraction(eps)
-    src, g, charge = _open_release(
-        graph, n, nodes, rng, budget, cost, release="edge_count", scales=[scale]
-    )
+    checks = partial(check_edge_count, epsilon=eps)
+    src, g, charge = _open_release(graph, n, nodes, rng, budget, checks, release="edge_count")
     charge.debit()
     rel = discrete_laplace(g.m, sensitivity=1, epsilon=eps, rng=src, mechanism="edge_count")
     meta = {"n": g.n, "interval": interval_note("the exact edge count", "noise only")}

@@ -15,7 +15,7 @@ method is refused there (before the graph is read).
 
 from __future__ import annotations
 
-from fractions import Fraction
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -33,7 +33,7 @@ from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike
 from dpatlas.core.validation import check_delta, check_epsilon
 from dpatlas.graph._interval import BoundedRelease, bounded_halfwidth, interval_note
-from dpatlas.graph._noise import count_cost, count_scales, count_value
+from dpatlas.graph._noise import PublicChecks, count_cost, count_scales, count_value
 from dpatlas.graph.edges import _open_release
 from dpatlas.graph.exact.kstar_sensitivity import (
     check_k,
@@ -43,7 +43,7 @@ from dpatlas.graph.exact.kstar_sensitivity import (
 )
 from dpatlas.graph.triangles import _checked
 
-__all__ = ["KStarRelease", "kstar_count"]
+__all__ = ["KStarRelease", "check_kstar_count", "kstar_count"]
 
 
 class KStarRelease(BoundedRelease):
@@ -58,6 +58,69 @@ class KStarRelease(BoundedRelease):
         """The certified half-width at the noisy bound (module docstring)."""
         stat = "c_max" if self.metadata["k"] == 2 else "d_max"
         return int(bounded_halfwidth(self.metadata, level, self.metadata[f"noisy_{stat}"]))
+
+
+def _parameters(
+    k: Any, epsilon: float, delta: float, method: Any, interval_epsilon: Any
+) -> tuple[int, float, float, float]:
+    """``k``, ε, δ and the interval's ε (0.0 without), checked as ``triangle_count`` checks
+    them, and the piecewise method refused for ``k >= 3`` (module docstring)."""
+    k = check_k(k)
+    eps, d = check_epsilon(epsilon), check_delta(delta)
+    extra = _checked(method, eps, d, False, interval_epsilon)  # same rules as triangle_count
+    if method == "piecewise" and k != 2:
+        raise ValueError(
+            f"method='piecewise' needs a ladder that grows by at most 1 per step, which the "
+            f"k-star ladder does only for k = 2, got k={k}; use method='ladder'"
+        )
+    return k, eps, d, extra
+
+
+def check_kstar_count(
+    n: int | None,
+    k: int,
+    *,
+    epsilon: float,
+    delta: float = 0.0,
+    method: str = "ladder",
+    interval_epsilon: float | None = None,
+) -> PublicChecks:
+    """Refuse what :func:`kstar_count` would refuse on its public parameters; its cost and
+    noise scales.
+
+    The checks :func:`kstar_count` runs before the graph is read, for a caller (the command
+    line) that reads the graph itself: ``k``, ε, δ, the method and the interval's ε and, when
+    the number of nodes ``n`` is known, ``k`` against ``n`` (the global sensitivity
+    ``2 C(n-2, k-1)`` must stay below ``2**61``) and the noise scales it gives.
+
+    Parameters
+    ----------
+    n : int or None
+        Public number of nodes (None: unknown, the n-dependent checks wait for the graph).
+    k, epsilon, delta, method, interval_epsilon
+        As in :func:`kstar_count`.
+
+    Returns
+    -------
+    PublicChecks
+        The cost :func:`kstar_count` debits and the largest noise scales it can draw
+        (:func:`~dpatlas.graph._noise.count_scales`), for
+        :func:`~dpatlas.core.accounting.charge.open_charge`.
+
+    Examples
+    --------
+    >>> check_kstar_count(10, 2, epsilon=1.0, method="global").scales  # GS = 2 C(8, 1)
+    (Fraction(16, 1),)
+    >>> check_kstar_count(70, 30, epsilon=1.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: k=30 is too large for n=70: the global sensitivity 2 C(n-2, k-1) exceeds 2**61; ...
+    """
+    k, eps, d, extra = _parameters(k, epsilon, delta, method, interval_epsilon)
+    if n is None:
+        return PublicChecks(count_cost(eps, d, extra), ())
+    scales = count_scales(method, eps, d, star_global_sensitivity(n, k), extra)
+    return PublicChecks(count_cost(eps, d, extra), tuple(scales))
 
 
 def kstar_count(
@@ -123,22 +186,12 @@ def kstar_count(
     >>> low <= rel.value <= high
     True
     """
-    k = check_k(k)
-    eps, d = check_epsilon(epsilon), check_delta(delta)
-    extra = _checked(method, eps, d, False, interval_epsilon)  # same rules as triangle_count
-    if method == "piecewise" and k != 2:
-        raise ValueError(
-            f"method='piecewise' needs a ladder that grows by at most 1 per step, which the "
-            f"k-star ladder does only for k = 2, got k={k}; use method='ladder'"
-        )
+    k, eps, d, extra = _parameters(k, epsilon, delta, method, interval_epsilon)
     name = f"kstar_count/{method}"
-
-    def scales_of(count: int) -> list[Fraction]:  # public: n and k, before the graph is read
-        return count_scales(method, eps, d, star_global_sensitivity(count, k), extra)
-
-    src, g, charge = _open_release(
-        graph, n, nodes, rng, budget, count_cost(eps, d, extra), release=name, checks=scales_of
+    checks = partial(
+        check_kstar_count, k=k, epsilon=eps, delta=d, method=method, interval_epsilon=extra or None
     )
+    src, g, charge = _open_release(graph, n, nodes, rng, budget, checks, release=name)
     gs = star_global_sensitivity(g.n, k)
     exact = count_value(kstar_exact(g, k))  # clamped, never refused: a refusal would leak
     meta: dict[str, Any] = {"method": method, "k": k, "n": g.n}

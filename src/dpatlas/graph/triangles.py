@@ -61,7 +61,7 @@ from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike, get_source
 from dpatlas.core.validation import check_delta, check_epsilon
 from dpatlas.graph._interval import BoundedRelease, bounded_halfwidth, interval_note
-from dpatlas.graph._noise import count_cost, count_scales, count_value
+from dpatlas.graph._noise import PublicChecks, count_cost, count_scales, count_value
 from dpatlas.graph.adjacency import EdgeAdjacency
 from dpatlas.graph.backends import TRIANGLE_STATS
 from dpatlas.graph.edges import public_node_count, require_node_set
@@ -70,7 +70,7 @@ from dpatlas.graph.exact.triangle_sensitivity import sensitivity_ladder, smooth_
 from dpatlas.graph.input._convert import check_node_count
 from dpatlas.graph.input.edgegraph import as_edge_graph
 
-__all__ = ["METHODS", "TriangleRelease", "triangle_count"]
+__all__ = ["METHODS", "TriangleRelease", "check_triangle_count", "triangle_count"]
 
 METHODS = ("piecewise", "ladder", "smooth", "global")
 
@@ -105,6 +105,54 @@ def _checked(
             "confidence_interval() is free; drop interval_epsilon"
         )
     return check_epsilon(interval_epsilon, "interval_epsilon")
+
+
+def check_triangle_count(
+    n: int | None,
+    *,
+    epsilon: float,
+    delta: float = 0.0,
+    method: str = "piecewise",
+    relaxed: bool = False,
+    interval_epsilon: float | None = None,
+) -> PublicChecks:
+    """Refuse what :func:`triangle_count` would refuse on its public parameters; its cost and
+    noise scales.
+
+    The checks :func:`triangle_count` runs before the graph is read, for a caller (the
+    command line) that reads the graph itself: ε, δ, the method, ``relaxed`` and the
+    interval's ε and, when the number of nodes ``n`` is known, the noise scales it draws on
+    ``n`` nodes (the global sensitivity is ``n - 2``).
+
+    Parameters
+    ----------
+    n : int or None
+        Public number of nodes (None: unknown, the scales are checked on the graph's).
+    epsilon, delta, method, relaxed, interval_epsilon
+        As in :func:`triangle_count`.
+
+    Returns
+    -------
+    PublicChecks
+        The cost :func:`triangle_count` debits and the largest noise scales it can draw
+        (:func:`~dpatlas.graph._noise.count_scales`), for
+        :func:`~dpatlas.core.accounting.charge.open_charge`.
+
+    Examples
+    --------
+    >>> check_triangle_count(12, epsilon=0.5, method="global").scales  # GS = n - 2
+    (Fraction(20, 1),)
+    >>> check_triangle_count(12, epsilon=0.5, method="global", interval_epsilon=0.1)
+    Traceback (most recent call last):
+    ...
+    ValueError: interval_epsilon is not needed for method='global': ...
+    """
+    eps, d = check_epsilon(epsilon), check_delta(delta)
+    extra = _checked(method, eps, d, relaxed, interval_epsilon)
+    if n is None:
+        return PublicChecks(count_cost(eps, d, extra), ())
+    gs = EdgeAdjacency().triangle_global_sensitivity(n)
+    return PublicChecks(count_cost(eps, d, extra), tuple(count_scales(method, eps, d, gs, extra)))
 
 
 def triangle_count(
@@ -206,12 +254,18 @@ def triangle_count(
             "number of nodes as n= (ids are relabelled)"
         )
     require_node_set(graph, n, nodes, name)
-    known = public_node_count(graph, n, nodes)  # the Dask path requires n=: it is public
-    known_gs = None if known is None else EdgeAdjacency().triangle_global_sensitivity(known)
-    # public: n; a scale the samplers cannot draw is refused before the graph is read
-    early = [] if known_gs is None else count_scales(method, eps, d, known_gs, extra)
+    # public: n (the Dask path requires n=); a scale the samplers cannot draw is refused
+    # before the graph is read
+    public = check_triangle_count(
+        public_node_count(graph, n, nodes),
+        epsilon=eps,
+        delta=d,
+        method=method,
+        relaxed=relaxed,
+        interval_epsilon=extra or None,
+    )
     src = get_source(rng)
-    charge = open_charge(count_cost(eps, d, extra), budget, mechanism=name, scales=early)
+    charge = open_charge(public.cost, budget, mechanism=name, scales=public.scales)
 
     elsewhere = TRIANGLE_STATS.on(backend)
     if elsewhere is not None:

@@ -57,6 +57,7 @@ from dpatlas.core.noise.discrete_laplace import rational_scale
 from dpatlas.core.noise.local.ladder import ladder_mechanism
 from dpatlas.core.rng import RngLike, get_source
 from dpatlas.core.validation import check_epsilon
+from dpatlas.graph._noise import PublicChecks
 from dpatlas.graph.adjacency import EdgeAdjacency
 from dpatlas.graph.exact.counting import common_neighbour_stats
 from dpatlas.graph.exact.triangle_sensitivity import sensitivity_ladder
@@ -77,7 +78,14 @@ from dpatlas.graph.synthesis._measure import (
 from dpatlas.graph.synthesis._stubs import balance_blocks, shift_to_total
 from dpatlas.graph.synthesis.record import SyntheticGraph
 
-__all__ = ["MECHANISMS", "SPLIT", "SyntheticGraph", "synthesis_cost", "synthesize"]
+__all__ = [
+    "MECHANISMS",
+    "SPLIT",
+    "SyntheticGraph",
+    "check_synthesize",
+    "synthesis_cost",
+    "synthesize",
+]
 
 SPLIT: Mapping[str, float] = MappingProxyType(
     {"degrees": 0.30, "partition": 0.45, "blocks": 0.15, "triangles": 0.10}
@@ -129,6 +137,47 @@ def synthesis_cost(epsilon: float, split: Mapping[str, float] | None = None) -> 
     """
     part = _stage_epsilons(check_epsilon(epsilon), split)
     return Cost.compose(Cost.pure(v) for v in part.values())
+
+
+def check_synthesize(
+    n: int | None, *, epsilon: float, split: Mapping[str, float] | None = None
+) -> PublicChecks:
+    """Refuse what :func:`synthesize` would refuse on its public parameters; its cost and
+    noise scales.
+
+    The checks :func:`synthesize` runs before the graph is read, for a caller (the command
+    line) that reads the graph itself: ε, ``split``, the noise scales of the four stages
+    (an ε so small that one of them cannot be drawn exactly is refused) and ``n``.
+
+    Parameters
+    ----------
+    n : int or None
+        Public number of nodes (None: not given).
+    epsilon, split
+        As in :func:`synthesize`.
+
+    Returns
+    -------
+    PublicChecks
+        The cost :func:`synthesize` debits (:func:`synthesis_cost`) and its noise scales, for
+        :func:`~dpatlas.core.accounting.charge.open_charge`.
+
+    Examples
+    --------
+    >>> check_synthesize(100, epsilon=1.0).cost.epsilon
+    1.0
+    >>> check_synthesize(100, epsilon=1.0, split={"degrees": 1.0})
+    Traceback (most recent call last):
+    ...
+    ValueError: split must map exactly ['blocks', 'degrees', 'partition', 'triangles'] to shares, ...
+    """
+    eps = check_epsilon(epsilon)
+    part = _stage_epsilons(eps, split)  # sum <= ε
+    scales = [2 / Fraction(part[stage]) for stage in ("degrees", "triangles")]
+    scales += [1 / Fraction(part["blocks"]), *partition_scales(part["partition"])]
+    if n is not None:  # a public parameter: refused before the graph is read
+        check_node_count(n)
+    return PublicChecks(synthesis_cost(eps, split), tuple(scales))  # four pure-DP releases
 
 
 def _public_graph(graph: Any, n: int | None, nodes: Any) -> EdgeGraph:
@@ -265,13 +314,9 @@ def synthesize(
     """
     eps = check_epsilon(epsilon)
     part = _stage_epsilons(eps, split)  # sum <= ε
-    cost = synthesis_cost(eps, split)  # four pure-DP releases
-    scales = [2 / Fraction(part[stage]) for stage in ("degrees", "triangles")]
-    scales += [1 / Fraction(part["blocks"]), *partition_scales(part["partition"])]
-    if n is not None:  # a public parameter: refused before the graph is read
-        check_node_count(n)
+    public = check_synthesize(n, epsilon=eps, split=split)  # before the graph is read
     src = get_source(rng)
-    charge = open_charge(cost, budget, mechanism="synthesize", scales=scales)
+    charge = open_charge(public.cost, budget, mechanism="synthesize", scales=public.scales)
     g = _public_graph(graph, n, nodes)
     charge.debit()
     # Drawn first: a seed then fixes the released count whatever the later stages draw.
