@@ -93,7 +93,7 @@ def add_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace, out: Output) -> int:
     """Run ``dpatlas synthesize``."""
     from dpatlas.graph import read_edgelist, synthesize
-    from dpatlas.graph.synthesis.synthetic import synthesis_cost
+    from dpatlas.graph.synthesis.synthetic import check_synthesize
 
     if args.nodes is None and args.node_list is None:
         raise UsageError(
@@ -119,10 +119,14 @@ def run(args: argparse.Namespace, out: Output) -> int:
             "their own path"
         )
     nodes = None if args.node_list is None else read_node_list(args.node_list)
+    # synthesize's own public checks (which it calls too), before reading a large file: ε and
+    # the noise scales of its four stages, and the cost it debits (four releases composed:
+    # under zCDP less ρ than one at ε); checked only, synthesize opens its own charge
+    public = check_synthesize(
+        args.nodes if nodes is None else int(nodes.size), epsilon=args.epsilon
+    )
     budget = release_budget(args, out)
-    # refuse before reading a large file (nothing spent), with the cost synthesize debits (four
-    # releases composed: under zCDP less ρ than one at ε); synthesize opens its own charge
-    open_charge(synthesis_cost(args.epsilon), budget, mechanism="synthesize")
+    open_charge(public.cost, budget, mechanism="synthesize", scales=public.scales)
     steps = ["read edge list", "measure with noise and generate", "write edge list"]
     with Steps(steps, enabled=show_progress(args.quiet), desc="synthesize") as bar:
         with bar.step(f"reading {args.edges.name}"):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import warnings
 from pathlib import Path
 from typing import Any
@@ -158,14 +159,6 @@ def _checked(stat: Statistic, args: argparse.Namespace) -> dict[str, Any]:
                 f"drop {option.flag}"
             )
         kwargs[option.keyword] = value
-    if method == "smooth":  # an ε too small for it: refused before the read, as the release would
-        from dpatlas.core.noise.local.smooth import smooth_beta
-        from dpatlas.graph.clustering import check_smooth_shares
-
-        if stat.function == "clustering_coefficient":
-            check_smooth_shares(args.epsilon, delta, kwargs["triangle_share"])
-        else:
-            smooth_beta(args.epsilon, delta)
     return kwargs
 
 
@@ -192,6 +185,13 @@ def read_node_list(path: Path) -> Any:
             f"--node-list {path} must hold node ids >= 0, as the edge list's are, got "
             f"{ids.min()}; delete or renumber it"
         )
+    ranked = np.sort(ids)
+    repeated = ranked[1:][ranked[1:] == ranked[:-1]]
+    if repeated.size:  # the read would refuse it, and the node count is the number of ids
+        raise UsageError(
+            f"--node-list {path} must not contain repeated ids, got {repeated[0]} more than "
+            "once; list each id once"
+        )
     return ids
 
 
@@ -211,26 +211,28 @@ def run(args: argparse.Namespace, out: Output) -> int:
     """Run one graph command (the row of :data:`STATISTICS` in ``args.statistic``)."""
     import dpatlas.graph as graphs
     from dpatlas.core.accounting.charge import open_charge
-    from dpatlas.graph._noise import count_cost
-    from dpatlas.graph.clustering import clustering_cost
 
     stat: Statistic = args.statistic
     kwargs = _checked(stat, args)
     nodes = None if args.node_list is None else read_node_list(args.node_list)
+    # The release's own public checks (check_<function>, beside it, which it calls too) on the
+    # public node count, before EDGES is opened: its parameters and those that depend on n (a
+    # degree cap, k); then its noise scales and the cost the budget must pay (the release
+    # debits it; this charge is checked only).
+    api = getattr(graphs, stat.function)
+    checks = getattr(importlib.import_module(api.__module__), f"check_{stat.function}")
+    public = checks(
+        args.nodes if nodes is None else int(nodes.size),
+        **{key: value for key, value in kwargs.items() if key != "rng"},
+    )
     budget = release_budget(args, out)
-    if budget is not None:  # refuse before reading the file, with the cost the release debits
-        delta, extra = kwargs.get("delta", 0), kwargs.get("interval_epsilon") or 0.0
-        if stat.function == "clustering_coefficient":  # two releases: less ρ than one at ε
-            cost = clustering_cost(args.epsilon, delta, extra, kwargs["triangle_share"])
-        else:
-            cost = count_cost(args.epsilon, delta, extra)
-        open_charge(cost, budget, mechanism=stat.name)  # checked only: the release debits
+    open_charge(public.cost, budget, mechanism=stat.name, scales=public.scales)
     steps = ["read edge list", f"release the {stat.what}"]
     with Steps(steps, enabled=show_progress(args.quiet), desc=stat.name) as bar:
         with bar.step(f"reading {args.edges.name}"):
             g = graphs.read_edgelist(args.edges, n=args.nodes, nodes=nodes)
         with bar.step(f"computing the {stat.what} and drawing noise"):
-            release = getattr(graphs, stat.function)(g, budget=budget, **kwargs)
+            release = api(g, budget=budget, **kwargs)
     interval = release_interval(release)
     out.payload.update(
         {
