@@ -176,3 +176,53 @@ def test_an_in_memory_budget_is_not_copied(how) -> None:
     with pytest.raises(TypeError, match=r"an in-memory Budget cannot be copied or pickled: "):
         how(budget)
     assert copy.copy(budget)._store is budget._store  # a shallow copy shares the spends
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [((1.0, 0.0), (1e-30, 0.0)), ((0.5, 1e-5), (0.5, 1e-300)), ((1.0, 0.0), (1e-300, 0.0))],
+)
+def test_a_spend_past_the_total_below_28_digits_is_refused(
+    first: tuple[float, float], second: tuple[float, float]
+) -> None:
+    # the sums were taken in the default decimal context (28 digits): 1 + 1e-30 rounded to 1,
+    # and any number of 1e-30 spends was admitted after the budget was used up
+    b = Budget(1.0, 1e-5)
+    b.spend(*first, mechanism="count")
+    with pytest.raises(BudgetExceededError, match="short by"):
+        b.spend(*second, mechanism="count")
+    assert len(b.history) == 1
+
+
+def test_a_release_past_the_total_below_28_digits_is_refused_before_noise() -> None:
+    from dpatlas.core import discrete_laplace
+
+    b = Budget(1.0)
+    discrete_laplace(0, sensitivity=1, epsilon=1.0, budget=b, rng=0)
+    with pytest.raises(BudgetExceededError, match="short by epsilon=1e-30"):
+        discrete_laplace(0, sensitivity=1e-20, epsilon=1e-30, budget=b, rng=0)
+    assert len(b.history) == 1
+
+
+def test_rho_bound_is_below_the_exact_bound_on_either_reading_of_the_totals() -> None:
+    # ln(1/δ) came from math.log (half the time just below the true value), and the root
+    # sqrt(L + ε) − sqrt(L) cancelled: the bound was above the exact one in most of 54 pairs
+    from fractions import Fraction
+
+    mpmath = pytest.importorskip("mpmath")
+    from dpatlas.core.accounting.budget import _rho_bound
+
+    mpmath.mp.dps = 60
+
+    def exact(x: float) -> object:
+        f = Fraction(x)
+        return mpmath.mpf(f.numerator) / f.denominator
+
+    for eps in (1e-3, 0.01, 0.1, 0.3, 0.5, 0.7, 1.0, 1.1, 2.0):
+        for delta in (1e-12, 1e-9, 1e-6, 1e-5, 1e-3, 0.01):
+            log_term = mpmath.log(1 / min(exact(delta), mpmath.mpf(repr(delta))))
+            e = min(exact(eps), mpmath.mpf(repr(eps)))
+            true = (mpmath.sqrt(log_term + e) - mpmath.sqrt(log_term)) ** 2
+            bound = _rho_bound(eps, delta)
+            assert mpmath.mpf(str(bound)) <= true, (eps, delta)
+            assert mpmath.mpf(str(bound)) >= true * (1 - mpmath.mpf("1e-38")), (eps, delta)

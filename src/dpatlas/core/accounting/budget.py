@@ -27,10 +27,10 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime, timezone
-from decimal import Decimal, localcontext
+from decimal import MAX_PREC, Context, Decimal, Inexact, localcontext
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -70,12 +70,25 @@ def rho_for_total(epsilon: float, delta: float) -> float:
 
 
 def _rho_bound(epsilon: float, delta: float) -> Decimal:
-    """``(sqrt(L + ε) − sqrt(L))²`` in decimals, L = ln(1/δ) as the ledger's accounting reads it."""
+    """``(sqrt(L + ε) − sqrt(L))²`` with ``L = ln(1/δ)``, in 50-digit decimals, rounded down.
+
+    Safe whether the totals are read as typed (``repr``) or as binary: the bound grows with ε
+    and falls with ``L``, so it takes the smaller ε and the smaller δ of the two readings. ``L``
+    (``Decimal.ln``, correctly rounded) and the root ``ε / (sqrt(L + ε) + sqrt(L))`` (no
+    cancellation) are within ``1e-48`` relative; the square is lowered by a relative ``1e-40``.
+    """
     with localcontext() as ctx:
         ctx.prec = 50
-        log_term = dec(-math.log(delta))
-        root = (log_term + dec(epsilon)).sqrt() - log_term.sqrt()
-        return +(root * root)
+        log_term = -min(dec(delta), Decimal(delta)).ln()
+        eps = min(dec(epsilon), Decimal(epsilon))
+        root = eps / ((log_term + eps).sqrt() + log_term.sqrt())
+        return root * root * (1 - Decimal("1e-40"))
+
+
+def _exact_sum(values: Iterable[Decimal]) -> Decimal:
+    """The exact sum of decimals (the default context keeps 28 digits: 1 + 1e-30 would be 1)."""
+    with localcontext(Context(prec=MAX_PREC, traps=[Inexact])):
+        return sum(values, Decimal(0))
 
 
 def _now() -> str:
@@ -217,9 +230,8 @@ class Budget:
     @staticmethod
     def _rho(rows: Sequence[Spend]) -> Decimal:
         # rows without rho are pure spends of older ledgers: Cost gives their ε²/2
-        return sum(
-            (r.rho if r.rho is not None else dec(pure_to_zcdp(float(r.epsilon))) for r in rows),
-            Decimal(0),
+        return _exact_sum(
+            r.rho if r.rho is not None else dec(pure_to_zcdp(float(r.epsilon))) for r in rows
         )
 
     def _used(self, rows: Sequence[Spend]) -> tuple[Decimal, Decimal]:
@@ -227,7 +239,7 @@ class Budget:
             rho = self._rho(rows)
             eps = rho + 2 * (rho * dec(-math.log(self.total.delta))).sqrt()
             return eps, dec(self.total.delta) if rows else Decimal(0)
-        return sum((r.epsilon for r in rows), Decimal(0)), sum((r.delta for r in rows), Decimal(0))
+        return _exact_sum(r.epsilon for r in rows), _exact_sum(r.delta for r in rows)
 
     @property
     def spent(self) -> BudgetAmount:
