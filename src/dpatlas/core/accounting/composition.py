@@ -3,6 +3,11 @@
 All functions take non-negative finite privacy parameters (0 is allowed: a release that
 reveals nothing) and refuse negative, infinite and NaN ones. For running totals use
 :class:`~dpatlas.core.accounting.budget.Budget`; these functions answer "what does this add up to?".
+
+Every ε and δ returned is rounded *up*: products and sums of the inputs are exact rationals
+rounded up to a float (:func:`_ceil`); a value that goes through ``log``, ``sqrt`` or ``exp``
+is raised past the bound on its floating-point error (:func:`_ulps_up`), so no total is below
+the true one.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ import math
 import numbers
 import sys
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
 from dpatlas.core.accounting.cost import Cost
@@ -42,6 +48,19 @@ def _finite(compute: Callable[[], float], name: str) -> float:
     return value
 
 
+def _ceil(x: Fraction) -> float:
+    """The smallest float >= ``x`` (``x`` within the float range)."""
+    f = float(x)
+    return math.nextafter(f, math.inf) if f < x else f
+
+
+def _ulps_up(x: float, ulps: int) -> float:
+    """``x`` raised by ``ulps`` units in the last place (0 stays 0): past a computed error bound."""
+    for _ in range(ulps if x > 0 else 0):
+        x = math.nextafter(x, math.inf)
+    return x
+
+
 def _unit(x: Any, name: str) -> float:
     v = _nonneg(x, name)
     if not 0 < v < 1:
@@ -70,14 +89,19 @@ def advanced_composition(
     slack = _unit(delta_slack, "delta_slack")
     if d >= 1:
         raise ValueError(f"delta must be < 1, got {d!r}")
-    basic = (_finite(lambda: n * eps, "k * epsilon"), min(n * d, 1.0))
-    try:
-        advanced = math.sqrt(2 * n * -math.log(slack)) * eps + n * eps * math.expm1(eps)
+    basic = (
+        _finite(lambda: _ceil(n * Fraction(eps)), "k * epsilon"),
+        _ceil(min(n * Fraction(d), Fraction(1))),
+    )
+    try:  # log, sqrt, expm1 and five roundings: within 6 ulps, raised by 8
+        advanced = _ulps_up(
+            math.sqrt(2 * n * -math.log(slack)) * eps + n * eps * math.expm1(eps), 8
+        )
     except OverflowError:  # e^ε beyond the floats: the advanced bound is the worse one
         advanced = math.inf
     if basic[0] <= advanced:
         return basic
-    return advanced, min(n * d + slack, 1.0)
+    return advanced, _ceil(min(n * Fraction(d) + Fraction(slack), Fraction(1)))
 
 
 def zcdp_to_approx_dp(rho: float, delta: float) -> float:
@@ -91,7 +115,10 @@ def zcdp_to_approx_dp(rho: float, delta: float) -> float:
     0.0
     """
     r, d = _nonneg(rho, "rho"), _unit(delta, "delta")
-    return _finite(lambda: r + 2 * math.sqrt(r * -math.log(d)), "the epsilon of this rho")
+    # log, product, sqrt, sum: within 3 ulps, raised by 4
+    return _finite(
+        lambda: _ulps_up(r + 2 * math.sqrt(r * -math.log(d)), 4), "the epsilon of this rho"
+    )
 
 
 def pure_to_zcdp(epsilon: float) -> float:
@@ -124,8 +151,10 @@ def group_privacy(epsilon: float, delta: float, k: int) -> tuple[float, float]:
     n = check_positive_int(k, "k")
     if d >= 1:
         raise ValueError(f"delta must be < 1, got {d!r}")
-    total = _finite(lambda: n * eps, "k * epsilon")
+    total = _finite(lambda: _ceil(n * Fraction(eps)), "k * epsilon")
     if d == 0 or n == 1:
         return total, d
     log_delta = math.log(n) + total - eps + math.log(d)
-    return total, 1.0 if log_delta >= 0 else math.exp(log_delta)
+    # each term and sum of log_delta is off by <= 1 ulp of the largest magnitude: add that
+    log_delta += (math.log(n) + total + eps - math.log(d) + 8) * 2.0**-52
+    return total, 1.0 if log_delta >= 0 else _ulps_up(math.exp(log_delta), 1)
