@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from dpatlas import (
@@ -71,3 +73,18 @@ def test_interval_levels_accept_numpy_reals_and_refuse_the_rest() -> None:
             constant.confidence_interval(bad)
         with pytest.raises(ValueError, match=r"level must be in \(0, 1\), got"):
             rel.confidence_interval(bad)
+
+
+def test_check_sensitivity_rounds_up_what_has_no_float() -> None:
+    from fractions import Fraction
+
+    import numpy as np
+
+    from dpatlas.core.validation import check_sensitivity
+
+    assert check_sensitivity(2**53 + 1) == 2**53 + 2
+    assert check_sensitivity(np.int64(2**62 + 1)) == math.nextafter(2.0**62, math.inf)
+    assert check_sensitivity(Fraction(1, 3)) > Fraction(1, 3)
+    assert check_sensitivity(Fraction(1, 3)) == math.nextafter(1 / 3, math.inf)
+    assert check_sensitivity(0.1) == 0.1
+    assert check_sensitivity(3) == 3.0

@@ -103,12 +103,18 @@ def check_delta(x: Any, name: str = "delta") -> float:
 
 
 def check_sensitivity(x: Any, name: str = "sensitivity") -> float:
-    """Return ``x`` as a float after checking it is finite and > 0.
+    """Return ``x`` as a float, rounded up, after checking it is finite and > 0.
+
+    An int above ``2**53`` or a fraction may have no float equal to it; the float just above it
+    is returned (``float(x)`` rounds to the nearest, possibly below: noise calibrated to it
+    would be too small).
 
     Examples
     --------
     >>> check_sensitivity(2)
     2.0
+    >>> check_sensitivity(2**53 + 1) == 2**53 + 2
+    True
     >>> check_sensitivity(float("inf"))
     Traceback (most recent call last):
     ...
@@ -120,7 +126,8 @@ def check_sensitivity(x: Any, name: str = "sensitivity") -> float:
             f"{name} must be a finite number > 0, got {v!r}; "
             "bound each individual's contribution first"
         )
-    return v
+    exact = int(x) if isinstance(x, numbers.Integral) else x  # numpy ints compare as floats
+    return math.nextafter(v, math.inf) if v < exact else v
 
 
 def least_accepted(accepts: Callable[[float], bool], refused: float, accepted: float) -> float:

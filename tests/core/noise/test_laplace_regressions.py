@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from dpatlas import laplace
@@ -33,3 +34,17 @@ def test_laplace_python_ints_beyond_int64_are_numbers():
     assert laplace([10**30, 1], sensitivity=1.0, epsilon=1.0, rng=0).value.shape == (2,)
     with pytest.raises(ValueError, match="values must be finite numbers, got an integer beyond"):
         laplace(10**400, sensitivity=1.0, epsilon=1.0, rng=0)
+
+
+@pytest.mark.parametrize("sensitivity", [2**53 + 1, 2**60 + 3, np.int64(2**62 + 1)])
+def test_an_integer_sensitivity_above_2_53_is_not_rounded_down(sensitivity) -> None:
+    # float(2**53 + 1) is 2**53: the noise was calibrated to a smaller sensitivity (exactly,
+    # since the grid made the scale an integer), so the release cost more than epsilon
+    from fractions import Fraction
+
+    from dpatlas.core.noise.laplace import laplace_grid
+
+    g, units, c = laplace_grid(1, sensitivity, 1.0)
+    assert units * Fraction(g) >= int(sensitivity) + c * Fraction(g)
+    rel = laplace(0.0, sensitivity=sensitivity, epsilon=1.0, rng=0)
+    assert rel.sensitivity >= int(sensitivity)
