@@ -17,6 +17,8 @@ __all__ = ["NODATA", "to_geotiff"]
 
 NODATA = np.iinfo(np.int32).min
 """GeoTIFF nodata value of integer count bands (cells outside the release)."""
+_NO_TAG = ("interval", "ci95_halfwidth")
+"""Facts not written as tags: what intervals promise, and an interval's half-width."""
 
 
 def to_geotiff(heatmap: Heatmap, path: str | Path) -> Path:
@@ -24,7 +26,11 @@ def to_geotiff(heatmap: Heatmap, path: str | Path) -> Path:
 
     Integer estimates are written as int32 with nodata ``-2**31``; non-integer ones as
     float64 with NaN. Tags hold ε, mechanism, noise scale, cell size, CRS and date; intervals
-    are not written (use :func:`to_file`).
+    are not written (use :func:`to_file`), nor any interval's half-width: a band value ± the
+    95% half-width of a measured unit is no interval of the cell's count (the value is the
+    map's estimate, not the raw count, and for a tree it is a leaf's count spread over its
+    cells: a naive reading of such a tag covered 87% of the occupied cells of the Galápagos
+    penguin map, ``method="auto"``, ``target="regions"``, ε = 1).
 
     Examples
     --------
@@ -64,6 +70,6 @@ def to_geotiff(heatmap: Heatmap, path: str | Path) -> Path:
             dst.write(layer, index)
         for index, name in enumerate(names, start=1):
             dst.set_band_description(index, name)
-        facts = describe(heatmap)  # no interval in a GeoTIFF: no sentence about its columns
-        dst.update_tags(**{k: v for k, v in facts.items() if not k.startswith("interval")})
+        facts = describe(heatmap)  # no interval in a GeoTIFF: no sentence, no half-width
+        dst.update_tags(**{k: v for k, v in facts.items() if not k.startswith(_NO_TAG)})
     return path
