@@ -23,11 +23,12 @@ the exponential mechanism proposes ``i`` uniformly and accepts with probability 
 Permute-and-flip flips a coin ``exp(−γ_i)`` for every candidate and returns the first success
 in a uniform random order, i.e. a uniform random one of the successes (the top scorer always
 succeeds). The coins are exact (:mod:`dpatlas.core.noise._sampling.bernoulli`): ``γ_i`` is
-the exact rational of the inputs (integer or fraction scores beyond ``2**53``, which a float
-would round, are taken exactly and their differences rounded once), its float estimate is
-within ``2**-50`` relative (a subtraction, a product and a division, each correctly rounded;
-underflow only costs an absolute ``2**-1000``, which cannot move a decision at the ``2**-64``
-level).
+the exact rational of the inputs (scores a float would round, integers from ``2**53`` on,
+fractions, long doubles, are taken exactly and their differences rounded once; so
+is an int or fraction sensitivity), its float estimate is within ``2**-50`` relative (a
+subtraction, a product and a division, each correctly rounded, after the sensitivity's own
+rounding to a float; underflow only costs an absolute ``2**-1000``, which cannot move a
+decision at the ``2**-64`` level).
 """
 
 from __future__ import annotations
@@ -65,32 +66,54 @@ def _factor(eps: float, delta_u: float, monotonic: bool) -> float:
     return factor
 
 
-def _exact_scores(scores: Any, u: np.ndarray) -> list[Fraction] | None:
-    """The scores as exact rationals where ``u`` (their floats) may round them: integers or
-    fractions of magnitude ``2**53`` and more; None where ``u`` is exact (floats, small ints).
+def _exact_scores(scores: Any, arr: np.ndarray, u: np.ndarray) -> list[Fraction] | None:
+    """The scores as exact rationals where ``u`` (their floats) may round them; None where
+    ``u`` holds every score exactly (floats of up to 64 bits, integers below ``2**53``).
 
     Rounding is not a post-processing the proof allows: ``Δ`` bounds the change of the true
     scores, and ``2**60`` and ``2**60 + 1`` are one float (the mechanism picked each half the
     time where the law says 0.27 / 0.73 at ``ε/2Δ = 1``), while rounded neighbours can differ
-    by ``Δ`` plus an ulp (256 at ``2**60``). ``2**53 + 1`` rounds to ``2**53``, hence ``>=``;
-    a list is read as objects, so that its ints keep their values beside floats.
+    by ``Δ`` plus an ulp (256 at ``2**60``; ``2**-12`` at ``2**40``, which is ``256 Δ`` for a
+    fraction score with ``Δ = 2**-20``). ``2**53 + 1`` rounds to ``2**53``, hence ``>=``.
+    ``arr`` is ``np.asarray(scores)``: a float64 array or Series, or a list numpy reads as
+    floats or ints with no magnitude from ``2**53`` on, needs no more; otherwise (big ints
+    beside floats become floats there, Fractions objects, long doubles) the types of the items
+    decide, so that ints keep their values beside floats. Where every score is a
+    float exactly, both paths give the same ``γ`` and the same estimates (a float difference
+    is the exact one correctly rounded), so the choice never changes a draw.
     """
-    if not np.any(np.abs(u) >= 2.0**53):
-        return None
-    raw = scores if isinstance(scores, np.ndarray) else np.asarray(scores, dtype=object)
-    values = raw.ravel().tolist()
-    if raw.dtype.kind in "fb" or all(isinstance(v, float) for v in values):
+    small = not np.any(np.abs(u) >= 2.0**53)
+    kind = arr.dtype.kind
+    if kind == "b" or (kind in "iu" and small):
+        return None  # u holds the values; no list needed
+    if kind == "f" and arr.dtype.itemsize <= 8 and (small or hasattr(scores, "dtype")):
+        return None  # float64 or narrower, as given or of a list with no big int in it
+    if isinstance(scores, (list, tuple)):
+        values = list(scores)  # one-dimensional (checked): its items are the scores
+    else:
+        raw = scores if isinstance(scores, np.ndarray) else np.asarray(scores, dtype=object)
+        values = raw.ravel().tolist()
+    if all(_held(t, small) for t in set(map(type, values))):
         return None
     return [_rational(v) for v in values]
 
 
+def _held(kind: type, small: bool) -> bool:
+    """Does a float hold every value of type ``kind`` (every score being below ``2**53`` when
+    ``small``)? Floats of up to 64 bits and bools do; integers only while ``small``."""
+    if issubclass(kind, (float, np.float16, np.float32, bool, np.bool_)):
+        return True
+    return small and issubclass(kind, (Integral, np.integer))
+
+
 def _rational(value: Any) -> Fraction:
-    """A real number as an exact fraction (a float as its binary value)."""
+    """A real number as an exact fraction (a float or long double as its binary value)."""
     if isinstance(value, Integral):
         return Fraction(int(value))
     if isinstance(value, Fraction):
         return value
-    return Fraction(float(value))
+    ratio = getattr(value, "as_integer_ratio", None)
+    return Fraction(*ratio()) if ratio is not None else Fraction(float(value))
 
 
 def _gammas(
@@ -99,9 +122,11 @@ def _gammas(
     delta_u: float,
     monotonic: bool,
     exact_u: list[Fraction] | None = None,
+    exact_delta: Fraction | None = None,
 ) -> tuple[np.ndarray, Callable[[int], Fraction]]:
     factor = _factor(eps, delta_u, monotonic)
-    exact_factor = Fraction(eps) / (Fraction(delta_u) * (1 if monotonic else 2))
+    delta_q = Fraction(delta_u) if exact_delta is None else exact_delta
+    exact_factor = Fraction(eps) / (delta_q * (1 if monotonic else 2))
     if exact_u is not None:  # differences taken exactly, then rounded once
         top_q = max(exact_u)
         diffs = [top_q - v for v in exact_u]
@@ -167,7 +192,11 @@ def _select(
         candidates = list(candidates)  # positions, not labels: a Series is read in order
     _factor(eps, delta_u, monotonic)
     charge = open_charge(Cost.pure(eps), budget, mechanism=mechanism, note=note)
-    u = as_float_array(scores, "scores")
+    try:
+        arr = np.asarray(scores)  # read once: for the floats and for the exactness check
+    except ValueError:
+        arr = None  # ragged: as_float_array refuses it with its own message
+    u = as_float_array(scores if arr is None else arr, "scores")
     if u.ndim != 1:
         raise ValueError(f"scores must be one-dimensional, got shape {u.shape}")
     if u.size == 0:
@@ -176,7 +205,11 @@ def _select(
         raise ValueError(
             f"candidates and scores must have the same length, got {len(candidates)} and {u.size}"
         )
-    est, exact = _gammas(u, eps, delta_u, monotonic, _exact_scores(scores, u))
+    # an int or fraction sensitivity is taken exactly: its float may be rounded *down*
+    exact_delta = _rational(sensitivity) if isinstance(sensitivity, (Integral, Fraction)) else None
+    est, exact = _gammas(
+        u, eps, delta_u, monotonic, _exact_scores(scores, u if arr is None else arr, u), exact_delta
+    )
     src = get_source(rng)
     charge.debit()
     index = int(sampler(src, est, exact)[0])
