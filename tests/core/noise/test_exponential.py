@@ -184,10 +184,10 @@ def test_scores_a_float_rounds_below_2_53_are_taken_exactly(kind: str) -> None:
 def test_int_or_fraction_sensitivity_is_taken_exactly(
     monkeypatch: pytest.MonkeyPatch, sensitivity: object, exact: object
 ) -> None:
-    """``Δ = 1/3`` was read as its float (``1/3 - 2**-54/3``, smaller), so every ``γ`` was
-    ``ε/2Δ`` times a slightly larger factor than the proof's; an int past ``2**53`` likewise
-    (``2**60 + 1`` read as ``2**60``). The γ the coins use is ``ε (u_max - u_i) / 2Δ`` with
-    ``Δ`` as given, as in ``discrete_laplace``; found by checking the exact path's cost."""
+    """``Δ = 1/3`` was read as its float (before 1677743 rounded to nearest, ``1/3 - 2**-54/3``:
+    a slightly too large ``ε/2Δ``; since then rounded up: private, but not the stated law); an
+    int past ``2**53`` likewise (``2**60 + 1``). The γ the coins use is ``ε (u_max - u_i) / 2Δ``
+    with ``Δ`` as given, as in ``discrete_laplace``; found by checking the exact path's cost."""
     from fractions import Fraction
 
     import dpatlas.core.noise.exponential as em
