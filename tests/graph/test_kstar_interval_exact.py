@@ -34,7 +34,7 @@ from dpatlas.core.noise.local.ladder_exact import ladder_pmf
 from dpatlas.core.noise.local.piecewise_exact import piecewise_pmf
 from dpatlas.core.noise.local.piecewise_ladder import floored_widths, piecewise_theta
 from dpatlas.core.noise.local.smooth import smooth_beta, smooth_bound, smooth_scale
-from dpatlas.graph import kstar_count
+from dpatlas.graph import clustering_coefficient, kstar_count, triangle_count
 from dpatlas.graph._interval import bounded_halfwidth, interval_inputs
 from dpatlas.graph.exact.kstar_sensitivity import kstar_ladder, star_global_sensitivity
 from dpatlas.graph.input.edgegraph import as_edge_graph
@@ -336,3 +336,21 @@ def test_the_release_prints_the_interval_checked_here(k: int, method: str, delta
         stat = "c_max" if k == 2 else "d_max"
         h = int(bounded_halfwidth(want, 0.9, rel.metadata[f"noisy_{stat}"]))
         assert rel.confidence_interval(0.9) == (max(rel.value - h, 0), max(rel.value + h, 0))
+
+
+@pytest.mark.parametrize("eps", [300.0, 1e5])
+def test_ladder_intervals_at_a_huge_epsilon_cover_without_a_warning(eps: float) -> None:
+    """From ε = 300 (k-stars, k >= 3) or 1,500 (triangles, 2-stars; clustering 1e5) the weights
+    ``q^r`` of far rungs underflow to 0, and the ladder families' quantiles divided by them:
+    every ladder interval raised a RuntimeWarning (an error under ``-W error``). The intervals
+    are exact there ([v, v]: P(K = 0) is 1 to within e^-150) and cover."""
+    g = nx.karate_club_graph()
+    kw = {"epsilon": eps, "method": "ladder", "interval_epsilon": 0.1, "rng": 1}
+    for rel in (triangle_count(g, **kw), kstar_count(g, 2, **kw), kstar_count(g, 3, **kw)):
+        for level in LEVELS:
+            assert rel.confidence_interval(level) == (rel.value, rel.value)
+    ratio = clustering_coefficient(g, **kw)
+    assert ratio.confidence_interval(0.9) == (ratio.value, ratio.value)
+    cases = [(6, k, ladders(atlas(6), 6, k)) for k in (2, 3)]
+    result = sweep(cases, (eps,), (0.1,), methods=("ladder",))
+    assert all(worst >= 0 for _, worst, _ in result.values()), result

@@ -69,7 +69,7 @@ from typing import Any
 import numpy as np
 
 from dpatlas.core.noise.local.ladder import check_ladder
-from dpatlas.core.noise.local.ladder_exact import _log_q
+from dpatlas.core.noise.local.ladder_exact import _log_q, _steps
 
 __all__ = ["LadderTable", "depth_dominates"]
 
@@ -175,17 +175,18 @@ class LadderTable:
             lo, hi = np.where(enough, lo, mid + 1), np.where(enough, mid, hi)
         inside = self.weight[rows_, -1] >= need
         r = np.maximum(lo, 1)
-        h_in = self.depth[rows_, r - 1] + np.ceil(
-            (need - self.weight[rows_, r - 1]) / np.exp(r * self.log_q)
+        h_in = self.depth[rows_, r - 1] + _steps(
+            need - self.weight[rows_, r - 1], np.exp(r * self.log_q)
         )
         # past the table: the first j with W_T + tail (1 - q^j) >= need, then the offset in it
-        short = np.maximum(need - self.weight[rows_, -1], 0.0) / self.tail
+        excess = np.maximum(need - self.weight[rows_, -1], 0.0)
+        short = _steps(excess, np.full(excess.shape, self.tail), ceil=False)
         j = np.maximum(np.ceil(np.log1p(-np.minimum(short, 1 - 1e-16)) / self.log_q), 1.0)
         before = self.weight[rows_, -1] + self.tail * -np.expm1((j - 1) * self.log_q)
         h_far = (
             self.depth[rows_, -1]
             + (j - 1) * self.gs
-            + np.ceil((need - before) / np.exp((self.rungs + j) * self.log_q))
+            + _steps(need - before, np.exp((self.rungs + j) * self.log_q))
         )
         h = np.where(need <= 0, 0.0, np.where(inside, h_in, h_far))
         for _ in range(3):  # settle float rounding against the cdf itself

@@ -98,6 +98,19 @@ def ladder_pmf(
     return np.exp(rung * log_q - _log_norm(lad, gs, log_q))
 
 
+def _steps(excess: np.ndarray, weight: np.ndarray, *, ceil: bool = True) -> np.ndarray:
+    """``⌈excess / weight⌉`` (or the plain ratio) where ``weight > 0``, else 0.
+
+    At a huge ε the weights ``q^r`` of far rungs (and the GS tail) underflow to 0. Such a rung
+    adds nothing to the cumulative weight, so it is never the first to reach ``need > 0``, and
+    the tail is not needed when it is 0 (``need < W_T + tail``): the entries set to 0 here are
+    those the quantiles (:func:`steep_quantile`, ``LadderTable.quantile``) discard, where the
+    plain division warned (0/0, x/0) and a RuntimeWarning reached the user.
+    """
+    ratio = np.divide(excess, weight, out=np.zeros(np.shape(excess)), where=weight > 0)
+    return np.ceil(ratio) if ceil else ratio
+
+
 def _log_q(epsilon: float) -> float:
     t, s = step_scale(epsilon)
     return -s / t
@@ -109,8 +122,9 @@ def _steep_head(start: np.ndarray, rungs: np.ndarray, log_q: float) -> np.ndarra
     one_minus_q = -math.expm1(log_q)
     q_r = np.exp(rungs * log_q)
     geometric = q * -np.expm1(rungs * log_q) / one_minus_q  # Σ_{r=1}^{R} q^r
-    # Σ_{i=0}^{R-1} i q^i = [q (1 - q^{R-1}) - (R - 1) q^R (1 - q)] / (1 - q)^2
-    linear = q * (q * -np.expm1((rungs - 1) * log_q) - (rungs - 1) * q_r * one_minus_q)
+    # Σ_{i=0}^{R-1} i q^i = [q (1 - q^{R-1}) - (R - 1) q^R (1 - q)] / (1 - q)^2; R = 0 gives 0
+    # below, and q^{-1} would overflow at a huge ε: the exponent is kept >= 0
+    linear = q * (q * -np.expm1(np.maximum(rungs - 1, 0) * log_q) - (rungs - 1) * q_r * one_minus_q)
     linear = np.where(rungs >= 1, linear / one_minus_q**2, 0.0)
     return start * geometric + linear
 
@@ -208,7 +222,7 @@ def steep_quantile(
         ok = _steep_mass(start, gs, mid, log_q) >= need
         low, high = np.where(ok, low, mid), np.where(ok, mid, high)
     before = _steep_mass(start, gs, high - 1, log_q)
-    k = np.maximum(np.ceil((need - before) / np.exp(high * log_q)), 1.0)
+    k = np.maximum(_steps(need - before, np.exp(high * log_q)), 1.0)
     h = np.where(need <= 0, 0.0, _steep_depth(start, gs, high - 1) + k)
     for _ in range(3):  # settle float rounding against the cdf itself
         h = np.where(steep_cdf(start, h, epsilon, global_sensitivity=gs) < level, h + 1, h)
