@@ -38,15 +38,15 @@ N_DEPENDENT = {
     ),
     "k-star global scale 2 C(n-2, k-1)/ε": (
         "kstars --nodes 70 --k 2 --method global --epsilon 1e-16",
-        SCALE.format(61),
+        SCALE.format(60),
     ),
     "k-star smooth scale 6 GS/ε": (
         "kstars --nodes 700000 --k 2 --method smooth --epsilon 1e-9",
-        SCALE.format(53),
+        SCALE.format(52),
     ),
     "triangle global scale (n-2)/ε": (
         "triangles --nodes 70 --method global --epsilon 1e-16",
-        SCALE.format(60),
+        SCALE.format(59),
     ),
     "triangle smooth scale 2 (n-2)/ε with δ": (
         "triangles --nodes 1000000 --method smooth --delta 1e-6 --epsilon 2.5e-10",
@@ -54,11 +54,11 @@ N_DEPENDENT = {
     ),
     "triangle ladder scale 2/ε (drawn only when n >= 3)": (
         "triangles --nodes 3 --method ladder --epsilon 1e-16",
-        SCALE.format(55),
+        SCALE.format(54),
     ),
     "clustering global scales of both counts": (
         "clustering --nodes 70 --method global --epsilon 1e-15",
-        SCALE.format(57),
+        SCALE.format(56),
     ),
 }
 
@@ -73,9 +73,9 @@ N_INDEPENDENT = {
         "clustering --nodes 70 --triangle-share 1.5",
         "--triangle-share must be a number in (0, 1), got 1.5; e.g. 0.5",
     ),
-    "edge count scale 1/ε": ("edges --nodes 70 --epsilon 1e-16", SCALE.format(54)),
-    "degree scale 2/ε": ("degrees --nodes 70 --epsilon 1e-16", SCALE.format(55)),
-    "interval bound scale": ("triangles --nodes 70 --interval-epsilon 1e-16", SCALE.format(54)),
+    "edge count scale 1/ε": ("edges --nodes 70 --epsilon 1e-16", SCALE.format(53)),
+    "degree scale 2/ε": ("degrees --nodes 70 --epsilon 1e-16", SCALE.format(54)),
+    "interval bound scale": ("triangles --nodes 70 --interval-epsilon 1e-16", SCALE.format(53)),
     "epsilon above the largest accepted": (
         "edges --nodes 70 --epsilon 1e300",
         "--epsilon must be at most 1e+06, got 1e+300",

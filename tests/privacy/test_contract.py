@@ -23,6 +23,7 @@ import inspect
 import math
 import pkgutil
 from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -33,8 +34,11 @@ from tests.privacy._entry_points import CASES
 from tests.privacy._releases import CONTRACTS, NOISE_DRAWS, release_of
 
 import dpatlas
+import dpatlas.core.accounting.charge as charge_module
 from dpatlas.core import Budget
 from dpatlas.core.accounting.charge import open_charge
+from dpatlas.core.accounting.cost import Cost
+from dpatlas.core.accounting.records import dec
 from dpatlas.errors import BudgetExceededError
 from dpatlas.spatial import Grid
 from dpatlas.spatial.heatmap import check_heatmap
@@ -192,6 +196,55 @@ def test_the_noise_has_the_stated_scale(name: str) -> None:
     assert samples.size == NOISE_DRAWS
     family = dgauss_pmf if noise.family == "discrete_gaussian" else dlap_pmf
     assert_scale_detected(samples, family, scale)
+
+
+def test_every_checked_noise_scale_is_built_from_the_charged_decimal(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """At ε = 0.1 every scale a charge checks is ``k / ε_part`` (times ``1 + 1e-8`` for the
+    piecewise ladder's bound), ``k`` an integer and ``ε_part`` the decimal a budget charges for
+    an ε the release costs (``dec``, as :func:`exact_epsilon`), never ``k / Fraction(ε_part)``: noise for
+    the binary float, a larger ε than the one charged."""
+    scales: list[Fraction] = []
+    epsilons: set[float] = set()
+    check, post_init = charge_module.rational_scale, Cost.__post_init__
+
+    def spy_scale(scale: Fraction) -> tuple[int, int]:
+        scales.append(Fraction(scale))
+        return check(scale)
+
+    def spy_cost(self: Cost) -> None:
+        epsilons.add(self.epsilon)
+        post_init(self)
+
+    monkeypatch.setattr(charge_module, "rational_scale", spy_scale)
+    monkeypatch.setattr(Cost, "__post_init__", spy_cost)
+    not_typed, unchecked = {}, set()
+    for name in NAMES:
+        scales.clear()
+        epsilons.clear()
+        CONTRACTS[name].call(0.1, budget=None, rng=0)
+        if not scales:
+            unchecked.add(name)
+        bad = [s for s in scales if not any(_whole(s * Fraction(dec(e))) for e in epsilons)]
+        if bad:
+            not_typed[name] = bad
+    assert not not_typed
+    # no public scale to check here (σ from a float calibration; exp(ε) bounds; the smooth and
+    # piecewise calls give no GS): tests/core/noise/test_typed_epsilon.py reads their sampling
+    assert unchecked == {
+        "exponential",
+        "gaussian",
+        "piecewise_ladder_mechanism",
+        "randomized_response",
+        "report_noisy_max",
+        "smooth_mechanism",
+    }
+
+
+def _whole(x: Fraction) -> bool:
+    """``x`` is an integer, or an integer times the piecewise bound's ``1 + 1e-8``."""
+    return x.denominator == 1 or (x / (1 + Fraction(1, 10**8))).denominator == 1
 
 
 def _core_options(name: str) -> dict[str, float]:

@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from dpatlas.core.accounting.cost import exact_epsilon
 from dpatlas.core.interval import NoiseFamily, bound_rule
 from dpatlas.core.noise.discrete_laplace import rational_scale
 from dpatlas.core.noise.local.ladder import step_scale
@@ -244,7 +245,7 @@ def interval_inputs(
 
 def bounded_halfwidth(meta: Any, level: float, noisy: Any) -> np.ndarray:
     """Half-widths ``h(noisy)`` of the certified rule at ``level`` (vectorised over ``noisy``)."""
-    scale = rational_scale(1 / float(meta["interval_epsilon"]))
+    scale = rational_scale(1 / exact_epsilon(meta["interval_epsilon"]))
     return bound_rule(noise_family(meta), level, scale).halfwidth(noisy)
 
 

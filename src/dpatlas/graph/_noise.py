@@ -16,7 +16,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import NamedTuple
 
-from dpatlas.core.accounting.cost import Cost
+from dpatlas.core.accounting.cost import Cost, exact_epsilon
 from dpatlas.core.noise.local.piecewise_ladder import piecewise_scale
 
 __all__ = ["COUNT_LIMIT", "PublicChecks", "count_cost", "count_scales", "count_value"]
@@ -95,7 +95,7 @@ def count_scales(
     """
     if global_sensitivity == 0:  # a constant count: no noise at all
         return []
-    eps = Fraction(epsilon)
+    eps = exact_epsilon(epsilon)
     if method == "global":
         return [Fraction(global_sensitivity) / eps]
     if method == "ladder":
@@ -105,5 +105,5 @@ def count_scales(
     else:
         scales = [(6 if delta == 0 else 2) * Fraction(global_sensitivity) / eps]
     if interval_epsilon:
-        scales.append(1 / Fraction(interval_epsilon))
+        scales.append(1 / exact_epsilon(interval_epsilon))
     return scales

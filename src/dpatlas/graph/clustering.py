@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from dpatlas.core.accounting.budget import Budget
-from dpatlas.core.accounting.cost import Cost, split
+from dpatlas.core.accounting.cost import Cost, exact_epsilon, split
 from dpatlas.core.interval_pairs import PairRule, PublicLaplace, pair_rule
 from dpatlas.core.noise.discrete_laplace import rational_scale
 from dpatlas.core.noise.local.smooth import smooth_beta
@@ -137,7 +137,7 @@ def pair_rule_of(
         return pair_rule(*public, level, None), (0.0, 0.0)
     if kinds != {"noise and bound"}:
         return None  # constant parts, or no bought bound (their own intervals raise)
-    scale = rational_scale(1 / float(triangles.metadata["interval_epsilon"]))
+    scale = rational_scale(1 / exact_epsilon(triangles.metadata["interval_epsilon"]))
     fams = (noise_family(triangles.metadata), noise_family(wedges.metadata))
     bounds = (float(triangles.metadata["noisy_a_max"]), float(wedges.metadata["noisy_c_max"]))
     return pair_rule(*fams, level, scale), bounds

@@ -36,13 +36,13 @@ but a band over ``n`` entries is several times wider than one entry's error).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 from functools import partial
 from typing import Any
 
 import numpy as np
 
 from dpatlas.core.accounting.budget import Budget
+from dpatlas.core.accounting.cost import exact_epsilon
 from dpatlas.core.noise.discrete_laplace import discrete_laplace, discrete_laplace_cost
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike
@@ -175,7 +175,9 @@ def check_degree_histogram(
     else:
         _checked(method, max_degree, n)
     sensitivity = _SENSITIVITY[method]
-    return PublicChecks(discrete_laplace_cost(sensitivity, eps), (sensitivity / Fraction(eps),))
+    return PublicChecks(
+        discrete_laplace_cost(sensitivity, eps), (sensitivity / exact_epsilon(eps),)
+    )
 
 
 def degree_histogram(

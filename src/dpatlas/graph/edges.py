@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Callable
-from fractions import Fraction
 from functools import partial
 from typing import Any
 
@@ -18,6 +17,7 @@ import scipy.sparse as sp
 
 from dpatlas.core.accounting.budget import Budget
 from dpatlas.core.accounting.charge import Charge, open_charge
+from dpatlas.core.accounting.cost import exact_epsilon
 from dpatlas.core.noise.discrete_laplace import discrete_laplace, discrete_laplace_cost
 from dpatlas.core.rng import RandomSource, RngLike, get_source
 from dpatlas.core.validation import check_epsilon
@@ -185,7 +185,7 @@ def check_edge_count(n: int | None, *, epsilon: float) -> PublicChecks:
     ValueError: epsilon must be a finite number > 0, got -1.0
     """
     eps = check_epsilon(epsilon)
-    return PublicChecks(discrete_laplace_cost(1, eps), (1 / Fraction(eps),))
+    return PublicChecks(discrete_laplace_cost(1, eps), (1 / exact_epsilon(eps),))
 
 
 def edge_count(

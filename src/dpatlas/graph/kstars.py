@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from dpatlas.core.accounting.budget import Budget
+from dpatlas.core.accounting.cost import exact_epsilon
 from dpatlas.core.noise.discrete_laplace import (
     discrete_laplace,
     rational_scale,
@@ -214,7 +215,7 @@ def kstar_count(
         rel = smooth_mechanism(exact, bound, epsilon=eps, delta=d, rng=src)
     covers = f"the exact {k}-star count"
     if extra and ladder is not None:
-        t, s = rational_scale(1 / extra)
+        t, s = rational_scale(1 / exact_epsilon(extra))
         # 2-stars: the ladder's start c_max = LS(0); larger stars: the largest degree
         stat = "c_max" if k == 2 else "d_max"
         value = int(ladder[0]) if k == 2 else (int(np.max(g.degrees)) if g.n else 0)

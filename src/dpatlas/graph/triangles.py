@@ -49,6 +49,7 @@ import numpy as np
 
 from dpatlas.core.accounting.budget import Budget
 from dpatlas.core.accounting.charge import open_charge
+from dpatlas.core.accounting.cost import exact_epsilon
 from dpatlas.core.noise.discrete_laplace import (
     discrete_laplace,
     rational_scale,
@@ -307,7 +308,7 @@ def triangle_count(
         rel = smooth_mechanism(exact, bound, epsilon=eps, delta=d, rng=src)
     covers = "the exact triangle count"
     if extra and gs > 0 and stats is not None:
-        t, s = rational_scale(1 / extra)
+        t, s = rational_scale(1 / exact_epsilon(extra))
         noisy = stats.a_max + int(sample_discrete_laplace(src, 1, (t, s))[0])
         meta.update(
             noisy_a_max=noisy,

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import math
 import numbers
-from fractions import Fraction
 from typing import Any
 
 from dpatlas.core.accounting.budget import Budget
 from dpatlas.core.accounting.charge import open_charge
+from dpatlas.core.accounting.cost import exact_epsilon
 from dpatlas.core.noise.discrete_laplace import discrete_laplace, discrete_laplace_cost
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike, get_source
@@ -151,7 +151,7 @@ def estimate_n_sites(
         budget,
         mechanism="heatmap/n_sites",
         note="noisy number of sites, for choosing the cell size",
-        scales=[adjacency.sensitivity / Fraction(eps)],  # k: public, checked before the read
+        scales=[adjacency.sensitivity / exact_epsilon(eps)],  # k: public, checked before the read
     )
     source = get_source(rng)
     data = site_counts(sites, grid, adjacency, source, crs=crs, individual_column=individual_column)

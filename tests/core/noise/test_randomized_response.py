@@ -11,6 +11,7 @@ from tests.helpers.distributions import assert_distribution, assert_scale_detect
 from tests.helpers.sources import ScriptedSource
 
 from dpatlas.core import estimate_frequencies, randomized_response
+from dpatlas.core.accounting.cost import exact_epsilon
 from dpatlas.core.noise._sampling.inversion import build_inversion, exp_bounds
 from dpatlas.core.noise.randomized_response import randomized_response_epsilon
 
@@ -44,10 +45,10 @@ def test_kary_law_and_labels() -> None:
 
 
 def test_tie_on_the_threshold_is_exact() -> None:
-    eps = math.log(3)  # P(lie) = 1 / (1 + e^eps) ≈ 1/4 (irrational for this float eps)
+    eps = math.log(3)  # P(lie) = 1 / (1 + e^eps) ≈ 1/4, eps read as its decimal (charged)
 
     def lie(_: int, bits: int) -> tuple[Fraction, Fraction]:
-        lo, hi = exp_bounds(Fraction(eps), math.ceil(bits * 0.302) + 8)
+        lo, hi = exp_bounds(exact_epsilon(eps), math.ceil(bits * 0.302) + 8)
         return 1 / (hi + 1), 1 / (lo + 1)
 
     t = int(build_inversion(lie, 1).floors[0])

@@ -33,13 +33,22 @@ at 1 (a composition of many (ε, δ) draws may protect nothing, which is still a
 statement; a budget refuses it). :func:`split` cuts an ε into parts whose sum is at most the
 whole, so a release made of parts charges exactly its declared ε.
 
+The noise is calibrated to that same decimal: every exact noise scale and privacy-loss bound
+is built from :func:`exact_epsilon` (``1 / exact_epsilon(0.1) == 10``), never from the
+binary float (``Fraction(0.1)`` is ``0.1000000000000000055...``: noise of scale
+``1/Fraction(0.1)`` is that ε, above the ``0.1`` charged), so a release is ε-DP for exactly
+the ε its budget is debited. Calibrations done in floats (the Gaussian's σ, the smoothness β,
+the piecewise ladder's θ, PrivTree's λ) keep margins far above the relative ``2**-53``
+between the two, stated in their proofs.
+
 How to add a release
 --------------------
 1. Beside the mechanism, write its privacy map: a function of the public parameters that
    returns the :class:`Cost` (``Cost.pure(epsilon)``, ``Cost.approx(epsilon, delta)``,
    ``Cost.zcdp(epsilon, delta, rho)``; composite releases add their parts' costs with ``+``
    and draw their ε parts from :func:`split`), and the exact noise scales it will draw
-   (``sensitivity / epsilon`` as a :class:`~fractions.Fraction`, one per noise draw family).
+   (``sensitivity / exact_epsilon(epsilon)``, a :class:`~fractions.Fraction`, one per noise
+   draw family; an ε part from :func:`split` likewise).
 2. In the release function, validate every public parameter, then call ``open_charge``
    before touching the data (graph releases: before ``as_edge_graph``; maps: before
    ``site_counts``; core mechanisms: before reading the values' entries).
@@ -76,11 +85,26 @@ from typing import Any
 
 from dpatlas.core.validation import check_delta, check_epsilon
 
-__all__ = ["Cost", "split"]
+__all__ = ["Cost", "exact_epsilon", "split"]
 
 
-def _typed(x: float) -> Fraction:
-    """The decimal a user typed for ``x``, exactly (as :func:`~.records.dec`: ``repr(x)``)."""
+def exact_epsilon(x: float) -> Fraction:
+    """The exact rational a budget charges for ``x``: the decimal the user typed (``repr``).
+
+    Budgets and ledgers add spends as these decimals (:func:`~.records.dec`), so every noise
+    scale and privacy-loss bound built as an exact rational from a charged ε (or an ε part
+    from :func:`split`) is built from this value, not from the binary float: the noise is
+    then calibrated to exactly the ε charged. The binary ``0.1`` is
+    ``0.1000000000000000055...``; noise of scale ``1/Fraction(0.1)`` would be that ε, above
+    the ``0.1`` charged. (The same reading applies to δ and ρ: :class:`Cost` adds them so.)
+
+    Examples
+    --------
+    >>> exact_epsilon(0.1), 1 / exact_epsilon(0.3)
+    (Fraction(1, 10), Fraction(10, 3))
+    >>> exact_epsilon(0.1) == Fraction(0.1), exact_epsilon(0.5) == Fraction(0.5)
+    (False, True)
+    """
     return Fraction(Decimal(repr(float(x))))
 
 
@@ -95,9 +119,9 @@ def _up(x: Fraction, name: str) -> float:
             "protects nothing and cannot be accounted; use a smaller epsilon or fewer releases"
         )
     f = float(x)
-    while f > 0 and _typed(math.nextafter(f, 0.0)) >= x:
+    while f > 0 and exact_epsilon(math.nextafter(f, 0.0)) >= x:
         f = math.nextafter(f, 0.0)
-    while _typed(f) < x:
+    while exact_epsilon(f) < x:
         f = math.nextafter(f, math.inf)
     return f
 
@@ -113,7 +137,7 @@ def _amount(x: Any, name: str, upper: float = math.inf) -> float:
 
 
 def _sum(values: Iterable[float], name: str) -> float:
-    return _up(sum((_typed(v) for v in values), Fraction(0)), name)
+    return _up(sum((exact_epsilon(v) for v in values), Fraction(0)), name)
 
 
 @dataclass(frozen=True)
@@ -153,7 +177,7 @@ class Cost:
         if self.rho is not None:
             rho = _amount(self.rho, "rho")
         elif delta == 0:
-            x = _typed(eps)
+            x = exact_epsilon(eps)
             # ε²/2, rounded up: the one place this conversion is made
             rho = _up(x * x / 2, "rho = epsilon²/2")
         else:
@@ -194,7 +218,9 @@ class Cost:
             if not isinstance(part, Cost):
                 raise TypeError(f"costs must be Cost values, got {part!r}")
         rhos = [p.rho for p in parts]
-        delta = _up(min(sum((_typed(p.delta) for p in parts), Fraction(0)), Fraction(1)), "delta")
+        delta = _up(
+            min(sum((exact_epsilon(p.delta) for p in parts), Fraction(0)), Fraction(1)), "delta"
+        )
         rho = (
             None
             if any(r is None for r in rhos)
@@ -213,9 +239,9 @@ class Cost:
         if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 0:
             raise TypeError(f"a cost can be multiplied by an integer k >= 0, got {k!r}")
         n = int(k)
-        delta = _up(min(_typed(self.delta) * n, Fraction(1)), "delta")
-        rho = None if self.rho is None else _up(_typed(self.rho) * n, "the k-fold rho")
-        return Cost(_up(_typed(self.epsilon) * n, "the k-fold epsilon"), delta, rho)
+        delta = _up(min(exact_epsilon(self.delta) * n, Fraction(1)), "delta")
+        rho = None if self.rho is None else _up(exact_epsilon(self.rho) * n, "the k-fold rho")
+        return Cost(_up(exact_epsilon(self.epsilon) * n, "the k-fold epsilon"), delta, rho)
 
     __rmul__ = __mul__
 
@@ -238,9 +264,9 @@ def split(epsilon: float, shares: Sequence[float]) -> tuple[float, ...]:
     if not shares:
         raise ValueError("shares must hold at least one share")
     head = [eps * float(s) for s in shares[:-1]]
-    room = _typed(eps) - sum((_typed(p) for p in head), Fraction(0))
+    room = exact_epsilon(eps) - sum((exact_epsilon(p) for p in head), Fraction(0))
     last = float(room) if room > 0 else 0.0
-    while last > 0 and _typed(last) > room:
+    while last > 0 and exact_epsilon(last) > room:
         last = math.nextafter(last, 0.0)
     if not all(p > 0 for p in (*head, last)):
         raise ValueError(

@@ -30,14 +30,13 @@ from __future__ import annotations
 
 import math
 import numbers
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from dpatlas.core.accounting.budget import Budget
 from dpatlas.core.accounting.charge import open_charge
-from dpatlas.core.accounting.cost import Cost
+from dpatlas.core.accounting.cost import Cost, exact_epsilon
 from dpatlas.core.accounting.cost import split as split_parts
 from dpatlas.core.noise._sampling.exact_sum import (
     exact_units,
@@ -197,7 +196,7 @@ def clipped_mean(
     eps_sum, eps_count = split_parts(eps, [split, 1.0 - split])
     g, a, b = record_grid(lo, hi, eps_sum)
     sum_scale = unit_scale(max(abs(a), abs(b)), eps_sum, g)
-    count_scale = Fraction(1) / Fraction(eps_count)
+    count_scale = 1 / exact_epsilon(eps_count)
     cost = Cost.pure(eps_sum) + Cost.pure(eps_count)
     charge = open_charge(
         cost, budget, mechanism=mechanism, note=note, scales=[sum_scale, count_scale]

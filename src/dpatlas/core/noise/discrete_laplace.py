@@ -17,10 +17,11 @@ inverse-CDF sampler; see Mironov 2012 for why that matters):
 * other calls use Algorithms 1 and 2 of Canonne–Kamath–Steinke (2020), vectorised over
   batches, with only uniform integers and integer comparisons.
 
-The scale
-``Δ/ε`` is represented as a fraction ``t/s`` with ``t < 2**41``; when the exact fraction is
-larger it is rounded *up*, which adds at most a relative ``2**-38`` of extra noise and can only
-lower the privacy loss.
+The scale ``Δ/ε``, with ε the decimal a budget charges
+(:func:`~dpatlas.core.accounting.cost.exact_epsilon`: ``1/0.1`` is exactly 10), is represented
+as a fraction ``t/s`` with ``t < 2**41``; when the exact fraction is larger it is rounded
+*up*, which adds at most a relative ``2**-38`` of extra noise and can only lower the privacy
+loss.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from typing import Any
 
 from dpatlas.core.accounting.budget import Budget
 from dpatlas.core.accounting.charge import open_charge
-from dpatlas.core.accounting.cost import Cost
+from dpatlas.core.accounting.cost import Cost, exact_epsilon
 from dpatlas.core.noise._sampling.dlap import rational_scale, sample_discrete_laplace
 from dpatlas.core.release import Release, register_noise
 from dpatlas.core.rng import RngLike, get_source
@@ -64,10 +65,10 @@ def check_scales(sensitivity: int, *epsilons: float) -> None:
     >>> check_scales(1, 1e-300)
     Traceback (most recent call last):
     ...
-    ValueError: noise scale sensitivity/epsilon is about 2**997, too large (> 2**50) ...
+    ValueError: noise scale sensitivity/epsilon is about 2**996, too large (> 2**50) ...
     """
     for eps in epsilons:
-        rational_scale(Fraction(sensitivity) / Fraction(eps))
+        rational_scale(Fraction(sensitivity) / exact_epsilon(eps))
 
 
 def _halfwidth(scale: float, level: float) -> float:
@@ -185,7 +186,7 @@ def discrete_laplace(
         exact = sensitivity
     else:
         exact = Fraction(delta_f)
-    scale = exact / Fraction(eps)
+    scale = exact / exact_epsilon(eps)
     charge = open_charge(
         discrete_laplace_cost(delta_f, eps), budget, mechanism=mechanism, note=note, scales=[scale]
     )

@@ -23,11 +23,14 @@ the exponential mechanism proposes ``i`` uniformly and accepts with probability 
 Permute-and-flip flips a coin ``exp(−γ_i)`` for every candidate and returns the first success
 in a uniform random order, i.e. a uniform random one of the successes (the top scorer always
 succeeds). The coins are exact (:mod:`dpatlas.core.noise._sampling.bernoulli`): ``γ_i`` is
-the exact rational of the inputs (scores a float would round, integers from ``2**53`` on,
-fractions, long doubles, are taken exactly and their differences rounded once; so
-is an int or fraction sensitivity), its float estimate is within ``2**-50`` relative (a
-subtraction, a product and a division, each correctly rounded, after the sensitivity's own
-rounding to a float; underflow only costs an absolute ``2**-1000``, which cannot move a
+the exact rational of the inputs, with ε the decimal the budget charges
+(:func:`~dpatlas.core.accounting.cost.exact_epsilon`: ``0.1`` is ``1/10``, not the binary
+``0.1000000000000000055...``), so the mechanism is exactly ε-DP for the ε charged (scores a
+float would round, integers from ``2**53`` on, fractions, long doubles, are taken exactly and
+their differences rounded once; so is an int or fraction sensitivity); its float estimate is
+within ``2**-50`` relative (a subtraction, a product and a division, each correctly rounded,
+after the sensitivity's own rounding to a float, and the ``<= 2**-53`` relative between the
+binary ε and its decimal; underflow only costs an absolute ``2**-1000``, which cannot move a
 decision at the ``2**-64`` level).
 """
 
@@ -42,7 +45,7 @@ import numpy as np
 
 from dpatlas.core.accounting.budget import Budget
 from dpatlas.core.accounting.charge import open_charge
-from dpatlas.core.accounting.cost import Cost
+from dpatlas.core.accounting.cost import Cost, exact_epsilon
 from dpatlas.core.noise._sampling.bernoulli import bernoulli_exp_neg
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RandomSource, RngLike, get_source
@@ -126,7 +129,7 @@ def _gammas(
 ) -> tuple[np.ndarray, Callable[[int], Fraction]]:
     factor = _factor(eps, delta_u, monotonic)
     delta_q = Fraction(delta_u) if exact_delta is None else exact_delta
-    exact_factor = Fraction(eps) / (delta_q * (1 if monotonic else 2))
+    exact_factor = exact_epsilon(eps) / (delta_q * (1 if monotonic else 2))
     if exact_u is not None:  # differences taken exactly, then rounded once
         top_q = max(exact_u)
         diffs = [top_q - v for v in exact_u]

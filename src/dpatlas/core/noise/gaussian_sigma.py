@@ -58,6 +58,8 @@ def classic_gaussian_sigma(sensitivity: float, epsilon: float, delta: float) -> 
             f"method='classic' needs epsilon < 1 (Dwork & Roth 2014, Thm. A.1), got {eps!r}; "
             "use method='analytic'"
         )
+    # 2**-40 covers the float roundings and the <= 2**-53 relative gap between the binary ε
+    # and the decimal a budget charges (exact_epsilon)
     return check_sensitivity(sensitivity) * math.sqrt(2 * math.log(1.25 / d)) / eps * (1 + 2**-40)
 
 

@@ -38,7 +38,7 @@ from typing import Any
 
 from dpatlas.core.accounting.budget import Budget
 from dpatlas.core.accounting.charge import open_charge
-from dpatlas.core.accounting.cost import Cost
+from dpatlas.core.accounting.cost import Cost, exact_epsilon
 from dpatlas.core.noise._sampling.grid import (
     changed_count,
     check_float_range,
@@ -101,7 +101,7 @@ def laplace_grid(
     scale = delta_f / eps
     finest = max(scale * 2.0**-20 / c, scale * 2.0**-32)
     g = grid_step(scale, finest, scale * 2.0**-10, resolution)
-    units = (Fraction(delta_f) + c * Fraction(g)) / (Fraction(eps) * Fraction(g))
+    units = (Fraction(delta_f) + c * Fraction(g)) / (exact_epsilon(eps) * Fraction(g))
     t, s = rational_scale(units)
     check_float_range(g * (t / s), scale)
     return g, units, c

@@ -28,7 +28,7 @@ import numpy as np
 
 from dpatlas.core.accounting.budget import Budget
 from dpatlas.core.accounting.charge import open_charge
-from dpatlas.core.accounting.cost import Cost
+from dpatlas.core.accounting.cost import Cost, exact_epsilon
 from dpatlas.core.noise._sampling.inversion import build_inversion, exp_bounds, sample_index
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RngLike, get_source
@@ -182,7 +182,7 @@ def randomized_response(
     charge.debit()
 
     def lie_bounds(_: int, bits: int) -> tuple[Fraction, Fraction]:
-        lo, hi = exp_bounds(Fraction(eps), math.ceil(bits * 0.302) + 8)
+        lo, hi = exp_bounds(exact_epsilon(eps), math.ceil(bits * 0.302) + 8)
         return Fraction(k - 1) / (hi + k - 1), Fraction(k - 1) / (lo + k - 1)
 
     truth = sample_index(src, build_inversion(lie_bounds, 1), x.size)[0].astype(bool)

@@ -20,6 +20,7 @@ from fractions import Fraction
 import numba
 import numpy as np
 
+from dpatlas.core.accounting.cost import exact_epsilon
 from dpatlas.core.noise.discrete_laplace import rational_scale, sample_discrete_laplace
 from dpatlas.core.rng import RandomSource
 from dpatlas.graph.input.edgegraph import EdgeGraph
@@ -43,7 +44,7 @@ def _dlap(src: RandomSource, size: int, scale: Fraction) -> np.ndarray:
 
 def noisy_degrees(g: EdgeGraph, epsilon: float, src: RandomSource) -> np.ndarray:
     """``d + Z``, ``Z`` i.i.d. discrete Laplace of scale ``2/ε`` (ε-DP; may be negative)."""
-    return g.degrees + _dlap(src, g.n, Fraction(2) / Fraction(epsilon))
+    return g.degrees + _dlap(src, g.n, 2 / exact_epsilon(epsilon))
 
 
 def partition_size(epsilon: float) -> int:
@@ -157,7 +158,7 @@ def partition_scales(epsilon: float) -> tuple[Fraction, Fraction, Fraction]:
     >>> [str(b) for b in partition_scales(0.5)]
     ['2', '4', '8']
     """
-    eps = Fraction(epsilon)
+    eps = exact_epsilon(epsilon)
     return 1 / eps, 2 / eps, 4 / eps
 
 
@@ -213,7 +214,7 @@ def noisy_blocks(
     lo, hi = np.minimum(a, b), np.maximum(a, b)
     counts = np.bincount(lo * k + hi, minlength=k * k).reshape(k, k)
     iu = np.triu_indices(k)
-    noisy = counts[iu] + _dlap(src, iu[0].size, Fraction(1) / Fraction(epsilon))
+    noisy = counts[iu] + _dlap(src, iu[0].size, 1 / exact_epsilon(epsilon))
     out = np.zeros((k, k), dtype=np.int64)
     out[iu] = noisy
     out.T[iu] = noisy

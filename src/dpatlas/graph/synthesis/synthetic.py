@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from fractions import Fraction
 from itertools import pairwise
 from types import MappingProxyType
 from typing import Any
@@ -51,7 +50,7 @@ import numpy as np
 
 from dpatlas.core.accounting.budget import Budget
 from dpatlas.core.accounting.charge import open_charge
-from dpatlas.core.accounting.cost import Cost
+from dpatlas.core.accounting.cost import Cost, exact_epsilon
 from dpatlas.core.accounting.cost import split as split_epsilon
 from dpatlas.core.noise.discrete_laplace import rational_scale
 from dpatlas.core.noise.local.ladder import ladder_mechanism
@@ -173,8 +172,8 @@ def check_synthesize(
     """
     eps = check_epsilon(epsilon)
     part = _stage_epsilons(eps, split)  # sum <= ε
-    scales = [2 / Fraction(part[stage]) for stage in ("degrees", "triangles")]
-    scales += [1 / Fraction(part["blocks"]), *partition_scales(part["partition"])]
+    scales = [2 / exact_epsilon(part[stage]) for stage in ("degrees", "triangles")]
+    scales += [1 / exact_epsilon(part["blocks"]), *partition_scales(part["partition"])]
     if n is not None:  # a public parameter: refused before the graph is read
         check_node_count(n)
     return PublicChecks(synthesis_cost(eps, split), tuple(scales))  # four pure-DP releases
@@ -323,7 +322,7 @@ def synthesize(
     triangles = _noisy_triangles(g, part["triangles"], src)
     gen = src.generator()
     raw = noisy_degrees(g, part["degrees"], src)
-    t, s = rational_scale(2 / part["degrees"])
+    t, s = rational_scale(2 / exact_epsilon(part["degrees"]))
     target = deconvolved_degrees(raw, t / s, g.n, gen)
     labels = private_partition(g, np.maximum(raw, 1), part["partition"], src, gen)
     parts = partition_size(part["partition"])

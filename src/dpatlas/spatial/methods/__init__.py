@@ -27,7 +27,7 @@ import numpy as np
 
 from dpatlas.core.accounting.budget import Budget
 from dpatlas.core.accounting.charge import Charge, open_charge
-from dpatlas.core.accounting.cost import Cost
+from dpatlas.core.accounting.cost import Cost, exact_epsilon
 from dpatlas.core.noise.discrete_laplace import discrete_laplace, discrete_laplace_cost
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RandomSource
@@ -296,7 +296,7 @@ def check_uniform(grid: Grid, *, epsilon: float, sensitivity: int) -> Charge:
         None,
         mechanism="heatmap/uniform",
         note=_uniform_note(grid),
-        scales=[Fraction(sensitivity) / Fraction(epsilon)],
+        scales=[Fraction(sensitivity) / exact_epsilon(epsilon)],
     )
 
 

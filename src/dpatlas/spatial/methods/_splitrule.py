@@ -44,7 +44,10 @@ Only the nodes containing ``x`` change: on that root-to-leaf path every count gr
 
 The loss is independent of the depth and of ``θ`` (which shifts every ``Y'`` alike), as in
 the paper. :func:`split_rule` solves ``k · loss(λ) <= ε_tree`` for ``λ`` (``k`` the
-sensitivity, by group privacy for ``k`` sites per individual or ``replace``).
+sensitivity, by group privacy for ``k`` sites per individual or ``replace``), in floats with
+the loss raised by a relative ``1e-9``: far more than its float evaluation error and the
+relative ``2**-53`` between the binary ``ε_tree`` and the decimal a budget charges for it
+(:func:`~dpatlas.core.accounting.cost.exact_epsilon`).
 """
 
 from __future__ import annotations

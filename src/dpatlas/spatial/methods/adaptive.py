@@ -20,13 +20,12 @@ the least squares as a measurement of the root).
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 
 import numpy as np
 
 from dpatlas.core.accounting.budget import Budget
 from dpatlas.core.accounting.charge import Charge, open_charge
-from dpatlas.core.accounting.cost import Cost, split
+from dpatlas.core.accounting.cost import Cost, exact_epsilon, split
 from dpatlas.core.noise.discrete_laplace import discrete_laplace
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RandomSource
@@ -106,7 +105,7 @@ def _plan(
     note = f"N ε={eps_n:g}, level 1 ε={eps1:g}, level 2 ε={eps2:g}"
     charge = open_charge(
         Cost.compose(Cost.pure(e) for e in parts), budget, mechanism="heatmap/adaptive",
-        note=note, scales=[sensitivity / Fraction(e) for e in parts],
+        note=note, scales=[sensitivity / exact_epsilon(e) for e in parts],
     )  # fmt: skip
     return charge, (eps_n, eps1, eps2)
 

@@ -10,13 +10,11 @@ cells; the tree is kept (``metadata["hierarchy"]``) for region queries and post-
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 import numpy as np
 
 from dpatlas.core.accounting.budget import Budget
 from dpatlas.core.accounting.charge import Charge, open_charge
-from dpatlas.core.accounting.cost import Cost, split
+from dpatlas.core.accounting.cost import Cost, exact_epsilon, split
 from dpatlas.core.noise.discrete_laplace import discrete_laplace
 from dpatlas.core.release import Release
 from dpatlas.core.rng import RandomSource
@@ -107,7 +105,7 @@ def _plan(
         budget,
         mechanism="heatmap/privtree",
         note=f"tree ε={eps_tree:g} (any depth), leaf counts ε={eps_leaf:g}",
-        scales=[sensitivity / Fraction(eps_leaf)],
+        scales=[sensitivity / exact_epsilon(eps_leaf)],
     )
     return charge, rule, eps_tree, eps_leaf
 

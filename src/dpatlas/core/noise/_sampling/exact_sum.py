@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from dpatlas.core.accounting.cost import exact_epsilon
 from dpatlas.core.noise._sampling.dlap import rational_scale, sample_discrete_laplace
 from dpatlas.core.noise._sampling.grid import FLOAT_MAX, check_float_range, grid_step
 from dpatlas.core.rng import RandomSource
@@ -54,7 +55,7 @@ def record_grid(lower: float, upper: float, epsilon: float) -> tuple[float, int,
     (True, True, True)
     """
     m, eps = max(abs(lower), abs(upper)), check_epsilon(epsilon)
-    nominal = float(min(Fraction(m) / Fraction(eps), Fraction(FLOAT_MAX)))
+    nominal = float(min(Fraction(m) / exact_epsilon(eps), Fraction(FLOAT_MAX)))
     check_float_range(nominal, nominal)
     target = max(math.ldexp(m, -40), math.ldexp(nominal, -45), math.ldexp(1.0, -1074))
     g = grid_step(nominal, target, math.inf)
@@ -97,7 +98,7 @@ def scaled(units: int, g: float) -> float:
 
 def unit_scale(width: int, epsilon: float, g: float) -> Fraction:
     """The noise scale ``width/ε`` in grid units (``width >= 1``); its float size checked."""
-    scale = Fraction(max(width, 1)) / Fraction(epsilon)
+    scale = Fraction(max(width, 1)) / exact_epsilon(epsilon)
     size = float(min(Fraction(g) * scale, Fraction(FLOAT_MAX)))
     check_float_range(size, size)
     return scale

@@ -39,14 +39,13 @@ ladder: timing is not hidden.
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from dpatlas.core.accounting.budget import Budget
 from dpatlas.core.accounting.charge import Charge, open_charge
-from dpatlas.core.accounting.cost import Cost
+from dpatlas.core.accounting.cost import Cost, exact_epsilon
 from dpatlas.core.noise._sampling.rungs import sample_rungs, steps_of
 from dpatlas.core.noise.discrete_laplace import rational_scale
 from dpatlas.core.release import Release
@@ -120,7 +119,7 @@ def check_ladder(ladder: Any, global_sensitivity: Any = None) -> tuple[np.ndarra
 
 def step_scale(epsilon: float) -> tuple[int, int]:
     """The exact rational ``t/s >= 2/ε`` of the rung weights ``q^r``, ``q = exp(-s/t)`` (``ε' = 2s/t``)."""
-    return rational_scale(Fraction(2) / Fraction(check_epsilon(epsilon)))
+    return rational_scale(2 / exact_epsilon(check_epsilon(epsilon)))
 
 
 def rung_sizes(lad: np.ndarray, gs: int, r: np.ndarray) -> np.ndarray:
@@ -243,7 +242,7 @@ def ladder_mechanism(
         budget,
         mechanism=mechanism,
         note=note,
-        scales=[Fraction(2) / Fraction(eps)],  # the rung weights' scale (step_scale)
+        scales=[2 / exact_epsilon(eps)],  # the rung weights' scale (step_scale)
     )
     x = check_value(value)
     lad, gs = check_ladder(ladder, global_sensitivity)

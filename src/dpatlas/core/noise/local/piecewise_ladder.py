@@ -42,8 +42,10 @@ grows; ``J_0(G') >= K`` gives ``ρ(g_0) <= ρ_K = ρ(g(K))``.
 Theorem. ``P_G(y)/P_G'(y) = q^{ℓ_G(y) - ℓ_G'(y)} Z(G')/Z(G) <= e^θ ρ_K``, so the mechanism is
 ε-DP for ``θ + ln ρ_K <= ε``; :func:`piecewise_theta` picks the largest such rational ``θ``
 (a relative ``1e-9`` below the float solution, which covers the float evaluation of
-``ρ_K``). When ``K >= GS`` all widths are ``GS``, ``Z`` does not depend on the graph and
-``θ = ε``: the discrete Laplace mechanism at the global sensitivity.
+``ρ_K`` and the relative ``2**-53`` between the binary ε it is solved for and the decimal ε
+a budget charges, :func:`~dpatlas.core.accounting.cost.exact_epsilon`). When ``K >= GS``
+all widths are ``GS``, ``Z`` does not depend on the graph and ``θ = ε``, the charged
+decimal exactly: the discrete Laplace mechanism at the global sensitivity.
 
 The price of the normalizer is ``ln ρ_K ≈ θ/(1 + Kθ)``: without a floor about ``θ``, so that
 ``θ ≈ ε/2`` as in the exponential mechanism (McSherry–Talwar 2007) and the ladder; with the
@@ -75,6 +77,7 @@ import numpy as np
 
 from dpatlas.core.accounting.budget import Budget
 from dpatlas.core.accounting.charge import open_charge
+from dpatlas.core.accounting.cost import exact_epsilon
 from dpatlas.core.noise._sampling.piecewise import draw_piecewise
 from dpatlas.core.noise.discrete_laplace import rational_scale
 from dpatlas.core.noise.local.ladder import check_ladder, check_value, ladder_cost, noisy_release
@@ -106,14 +109,14 @@ _MARGIN = 1e-9
 
 
 def default_floor(epsilon: float) -> int:
-    """The default public floor ``⌈4/ε⌉`` (exact in rationals).
+    """The default public floor ``⌈4/ε⌉``, exact for the decimal ε a budget charges.
 
     Examples
     --------
     >>> default_floor(1.0), default_floor(0.1), default_floor(2.0), default_floor(0.3)
     (4, 40, 2, 14)
     """
-    eps = Fraction(check_epsilon(epsilon))
+    eps = exact_epsilon(check_epsilon(epsilon))
     return math.ceil(FLOOR_FACTOR / eps)
 
 
@@ -152,7 +155,7 @@ def piecewise_theta(epsilon: float, floor: int, global_sensitivity: int) -> tupl
     eps = check_epsilon(epsilon)
     k = check_positive_int(floor, "floor", minimum=0)
     if k >= global_sensitivity:
-        return rational_scale(Fraction(1) / Fraction(eps))
+        return rational_scale(1 / exact_epsilon(eps))
     target = eps * (1 - _MARGIN)
     lo, hi = 0.0, eps
     for _ in range(200):
@@ -287,4 +290,4 @@ def piecewise_scale(epsilon: float, global_sensitivity: int) -> Fraction:
     eps = check_epsilon(epsilon)
     if int(global_sensitivity) <= 0:
         return Fraction(1)
-    return Fraction(2) / Fraction(eps) * (1 + Fraction(1, 10**8))
+    return 2 / exact_epsilon(eps) * (1 + Fraction(1, 10**8))

@@ -29,14 +29,18 @@ Cauchy. Sliding: ``(1 + (k'/b')²)/(1 + (k/b')²) <= exp(2 asinh(v/2)) <= e^v`` 
 Dilation: ``φ(x) = x coth(πx)`` increases, so if ``b >= b'`` the ratio is
 ``<= (b/b')² φ(b')/φ(b) <= e^{2β*}``, else ``<= φ(b')/φ(b) <= b'/b <= e^{β*}``. Total
 ``<= e^{ε/6 + ε/3 + 2**-37 + 2**-39}`` (``β = ε/6`` and ``v`` up to a relative ``2**-52``
-more), ``<= e^ε`` since ε below ``2**-35`` is refused: pure ε-DP.
+more), ``<= e^ε`` since ε below ``2**-35`` is refused: pure ε-DP. Here ε is the decimal a
+budget charges (:func:`~dpatlas.core.accounting.cost.exact_epsilon`): ``b`` is built from
+it exactly, and ``β`` from the binary ε is above ``ε/6`` by at most a relative ``2**-52``,
+an absolute ``2**-54 ε``, far inside the slack ``ε/2 - 2**-37 - 2**-39 >= 3ε/16``.
 
 Laplace. Sliding gives ``e^{|T-T'|/b'} <= e^{ε/2}``. Dilation, pointwise ratio
 ``tanh(1/2b)/tanh(1/2b') · exp(-|k|(1/b - 1/b'))``: if ``b <= b'`` it is ``<= b'/b <= 1 + ε/(2L)
 <= e^{ε/2}``; if ``b > b'`` it exceeds ``e^{ε/2}`` only for ``|k| > x = (ε/2)/(1/b' - 1/b)``,
 a set of mass ``<= 2 e^{-x/b} <= 2 exp(-(ε/2)/(e^{β*} - 1)) <= 2 e^{-L} <= δ`` under ``b``
 (``β* <= ln(1 + ε/2L) - 2**-37 + 2**-38 + 2**-40``, below ``ln(1 + ε/2L)`` by more than the
-float error of ``log1p`` and of ``L``).
+float error of ``log1p`` and of ``L``, and than the ``<= 2**-53`` that ``ln(1 + ε/2L)`` moves
+by between the binary ε and the decimal charged, whose relative gap is ``<= 2**-53``).
 So ``P_G(A) <= e^ε P_G'(A) + δ`` for every set ``A``.
 
 Floats. ``S`` is the term of the largest score ``ln I_t - βt`` (:func:`smooth_peak`),
@@ -70,7 +74,7 @@ import numpy as np
 
 from dpatlas.core.accounting.budget import Budget
 from dpatlas.core.accounting.charge import open_charge
-from dpatlas.core.accounting.cost import Cost
+from dpatlas.core.accounting.cost import Cost, exact_epsilon
 from dpatlas.core.noise.discrete_cauchy import sample_discrete_cauchy
 from dpatlas.core.noise.discrete_laplace import rational_scale, sample_discrete_laplace
 from dpatlas.core.noise.local.ladder import check_ladder, check_value, noisy_release
@@ -245,7 +249,7 @@ def smooth_scale(bound: float, epsilon: float, delta: float = 0.0) -> tuple[int,
     if s == 0:
         return None
     factor = 6 if check_delta(delta) == 0 else 2
-    scale = factor * Fraction(s) / Fraction(check_epsilon(epsilon))
+    scale = factor * Fraction(s) / exact_epsilon(check_epsilon(epsilon))
     return rational_scale(max(scale, Fraction(SMALLEST_SCALE)))
 
 
@@ -342,7 +346,7 @@ def smooth_mechanism(
     count = 1 if size is None else check_positive_int(size, "size")
     public = []
     if global_sensitivity is not None and int(global_sensitivity) > 0:
-        public = [(6 if d == 0 else 2) * Fraction(int(global_sensitivity)) / Fraction(eps)]
+        public = [(6 if d == 0 else 2) * Fraction(int(global_sensitivity)) / exact_epsilon(eps)]
     charge = open_charge(
         smooth_cost(eps, d, count), budget, mechanism=mechanism, note=note, scales=public
     )
