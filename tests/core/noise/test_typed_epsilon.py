@@ -98,3 +98,23 @@ def test_ladder_smooth_and_piecewise_scales_use_the_typed_epsilon(typed: str) ->
     # the floor reaches GS: θ = ε, the noise is the discrete Laplace of scale GS/ε
     t, s = piecewise_theta(eps, 3, 3)
     assert Fraction(s, t) == Fraction(typed)
+
+
+def test_exponential_float_estimate_is_within_its_bound_of_the_exact_gamma_at_a_subnormal_epsilon(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a subnormal ε is 1% from its decimal (4.4e-323 is 9 * 2**-1074 = 4.4466e-323): an
+    # estimate of γ from the binary ε broke the sampler's 2**-50 contract, and the coins
+    # followed the binary ε, 1% above the ε charged
+    pairs: list[tuple[float, Fraction]] = []
+    real = em_module.bernoulli_exp_neg
+
+    def spy(src: Any, est: np.ndarray, exact: Any) -> np.ndarray:
+        pairs.extend((float(est[i]), exact(i)) for i in range(len(est)))
+        return real(src, est, exact)
+
+    monkeypatch.setattr(em_module, "bernoulli_exp_neg", spy)
+    exponential(None, [1.0, 3.0], sensitivity=1e-200, epsilon=4.4e-323, rng=5)
+    gamma = Fraction("4.4e-323") / Fraction(1e-200)  # c ε (3 - 1) / Δ with c = 1/2
+    assert {g for _, g in pairs} <= {Fraction(0), gamma}
+    assert all(abs(Fraction(e) - g) <= g * Fraction(1, 2**50) for e, g in pairs)

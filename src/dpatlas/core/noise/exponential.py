@@ -28,10 +28,9 @@ the exact rational of the inputs, with ε the decimal the budget charges
 ``0.1000000000000000055...``), so the mechanism is exactly ε-DP for the ε charged (scores a
 float would round, integers from ``2**53`` on, fractions, long doubles, are taken exactly and
 their differences rounded once; so is an int or fraction sensitivity); its float estimate is
-within ``2**-50`` relative (a subtraction, a product and a division, each correctly rounded,
-after the sensitivity's own rounding to a float, and the ``<= 2**-53`` relative between the
-binary ε and its decimal; underflow only costs an absolute ``2**-1000``, which cannot move a
-decision at the ``2**-64`` level).
+within ``2**-50`` relative (``c ε / Δ`` rounded once from that exact rational, a subtraction
+and a product, each correctly rounded; underflow only costs an absolute ``2**-1000``, which
+cannot move a decision at the ``2**-64`` level).
 """
 
 from __future__ import annotations
@@ -59,12 +58,13 @@ from dpatlas.core.validation import (
 __all__ = ["exponential", "report_noisy_max"]
 
 
-def _factor(eps: float, delta_u: float, monotonic: bool) -> float:
-    """``c ε / Δ``, refused (before anything is read) outside ``[2**-500, 2**500]``."""
-    factor = eps / (delta_u if monotonic else 2 * delta_u)
-    if not 2.0**-500 <= factor <= 2.0**500:
+def _factor(eps: float, delta: float | Fraction, monotonic: bool) -> Fraction:
+    """``c ε / Δ`` exactly, ε the one charged (:func:`~dpatlas.core.accounting.cost.exact_epsilon`);
+    refused (before anything is read) outside ``[2**-500, 2**500]``."""
+    factor = exact_epsilon(eps) / (Fraction(delta) * (1 if monotonic else 2))
+    if not 2**-500 <= factor <= 2**500:
         raise ValueError(
-            f"epsilon / sensitivity must be within [2**-500, 2**500], got {factor:.3g}"
+            f"epsilon / sensitivity must be within [2**-500, 2**500], got {float_or_inf(factor):.3g}"
         )
     return factor
 
@@ -127,9 +127,9 @@ def _gammas(
     exact_u: list[Fraction] | None = None,
     exact_delta: Fraction | None = None,
 ) -> tuple[np.ndarray, Callable[[int], Fraction]]:
-    factor = _factor(eps, delta_u, monotonic)
     delta_q = Fraction(delta_u) if exact_delta is None else exact_delta
-    exact_factor = exact_epsilon(eps) / (delta_q * (1 if monotonic else 2))
+    exact_factor = _factor(eps, delta_q, monotonic)
+    factor = float(exact_factor)  # correctly rounded: within 2**-53 of the exact c ε / Δ
     if exact_u is not None:  # differences taken exactly, then rounded once
         top_q = max(exact_u)
         diffs = [top_q - v for v in exact_u]
@@ -193,7 +193,9 @@ def _select(
                 f"got {type(candidates).__name__}; e.g. pass list(candidates)"
             )
         candidates = list(candidates)  # positions, not labels: a Series is read in order
-    _factor(eps, delta_u, monotonic)
+    # an int or fraction sensitivity is taken exactly: its float may be rounded *down*
+    exact_delta = _rational(sensitivity) if isinstance(sensitivity, (Integral, Fraction)) else None
+    _factor(eps, delta_u if exact_delta is None else exact_delta, monotonic)
     charge = open_charge(Cost.pure(eps), budget, mechanism=mechanism, note=note)
     try:
         arr = np.asarray(scores)  # read once: for the floats and for the exactness check
@@ -208,8 +210,6 @@ def _select(
         raise ValueError(
             f"candidates and scores must have the same length, got {len(candidates)} and {u.size}"
         )
-    # an int or fraction sensitivity is taken exactly: its float may be rounded *down*
-    exact_delta = _rational(sensitivity) if isinstance(sensitivity, (Integral, Fraction)) else None
     est, exact = _gammas(
         u, eps, delta_u, monotonic, _exact_scores(scores, u if arr is None else arr, u), exact_delta
     )
