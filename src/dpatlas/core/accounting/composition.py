@@ -5,7 +5,8 @@ reveals nothing) and refuse negative, infinite and NaN ones. For running totals 
 :class:`~dpatlas.core.accounting.budget.Budget`; these functions answer "what does this add up to?".
 
 Every ε and δ returned is rounded *up*: products and sums of the inputs are exact rationals
-rounded up to a float (:func:`_ceil`); a value that goes through ``log``, ``sqrt`` or ``exp``
+of the decimals typed (as budgets read them and as the noise is calibrated) rounded up to a
+float (:func:`_above`); a value that goes through ``log``, ``sqrt`` or ``exp``
 is raised past the bound on its floating-point error (:func:`_ulps_up`), so no total is below
 the true one.
 """
@@ -19,7 +20,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from dpatlas.core.accounting.cost import Cost
+from dpatlas.core.accounting.cost import Cost, _up, exact_epsilon
 from dpatlas.core.validation import check_positive_int
 
 __all__ = ["advanced_composition", "group_privacy", "pure_to_zcdp", "zcdp_to_approx_dp"]
@@ -46,12 +47,6 @@ def _finite(compute: Callable[[], float], name: str) -> float:
             "nothing and cannot be accounted; use a smaller epsilon or a smaller k"
         )
     return value
-
-
-def _ceil(x: Fraction) -> float:
-    """The smallest float >= ``x`` (``x`` within the float range)."""
-    f = float(x)
-    return math.nextafter(f, math.inf) if f < x else f
 
 
 def _ulps_up(x: float, ulps: int) -> float:
@@ -90,10 +85,12 @@ def advanced_composition(
     if d >= 1:
         raise ValueError(f"delta must be < 1, got {d!r}")
     basic = (
-        _finite(lambda: _ceil(n * Fraction(eps)), "k * epsilon"),
-        _ceil(min(n * Fraction(d), Fraction(1))),
+        _finite(lambda: _up(n * exact_epsilon(eps), "k * epsilon"), "k * epsilon"),
+        _up(min(n * exact_epsilon(d), Fraction(1)), "k * delta"),
     )
-    try:  # log, sqrt, expm1 and five roundings: within 6 ulps, raised by 8
+    # log, sqrt, expm1 and five roundings: within 6 ulps, raised by 8 (the typed ε is within
+    # half an ulp of the binary one: one ulp more of the total at most)
+    try:
         advanced = _ulps_up(
             math.sqrt(2 * n * -math.log(slack)) * eps + n * eps * math.expm1(eps), 8
         )
@@ -101,7 +98,7 @@ def advanced_composition(
         advanced = math.inf
     if basic[0] <= advanced:
         return basic
-    return advanced, _ceil(min(n * Fraction(d) + Fraction(slack), Fraction(1)))
+    return advanced, _up(min(n * exact_epsilon(d) + exact_epsilon(slack), Fraction(1)), "delta")
 
 
 def zcdp_to_approx_dp(rho: float, delta: float) -> float:
@@ -115,6 +112,11 @@ def zcdp_to_approx_dp(rho: float, delta: float) -> float:
     0.0
     """
     r, d = _nonneg(rho, "rho"), _unit(delta, "delta")
+    # the larger ρ and the smaller δ of the two readings of each float (typed, binary)
+    if exact_epsilon(r) > Fraction(r):
+        r = math.nextafter(r, math.inf)
+    if exact_epsilon(d) < Fraction(d):
+        d = math.nextafter(d, 0.0)
     # log, product, sqrt, sum: within 3 ulps, raised by 4
     return _finite(
         lambda: _ulps_up(r + 2 * math.sqrt(r * -math.log(d)), 4), "the epsilon of this rho"
@@ -151,7 +153,7 @@ def group_privacy(epsilon: float, delta: float, k: int) -> tuple[float, float]:
     n = check_positive_int(k, "k")
     if d >= 1:
         raise ValueError(f"delta must be < 1, got {d!r}")
-    total = _finite(lambda: _ceil(n * Fraction(eps)), "k * epsilon")
+    total = _finite(lambda: _up(n * exact_epsilon(eps), "k * epsilon"), "k * epsilon")
     if d == 0 or n == 1:
         return total, d
     log_delta = math.log(n) + total - eps + math.log(d)
