@@ -94,3 +94,73 @@ def test_a_synthetic_graph_write_that_fails_after_the_debit_says_the_debit_stays
     assert '"exit_code": 3' in res.out
     [spend] = Budget.open(ledger, dataset="d").history
     assert spend.products == (str(out),)
+
+
+def test_debit_left_reports_every_spend_of_the_command_and_records_the_files_beside_them(
+    tmp_path,
+):
+    from dpatlas.cli._common import Debit, Output, debit_left
+    from dpatlas.core import discrete_laplace, gaussian
+
+    ledger = tmp_path / "ledger.sqlite"
+    budget = Budget.open(ledger, dataset="d", epsilon=1.0, delta=1e-5)
+    out = Output(debits=[Debit(budget, ledger, "d")])
+    discrete_laplace(3, sensitivity=1, epsilon=0.5, budget=budget, rng=0)
+    gaussian(3.0, sensitivity=1, epsilon=0.25, delta=1e-6, budget=budget, rng=0)
+    out.files.append(tmp_path / "map.gpkg")
+    assert debit_left(out) == (
+        f"the 2 releases were made and stay debited from dataset 'd' in {ledger} (epsilon=0.75, "
+        f"delta=1e-06); releasing again costs as much again; written: {tmp_path / 'map.gpkg'}"
+    )
+    rows = Budget.open(ledger, dataset="d").history
+    assert [row.products for row in rows] == [(str(tmp_path / "map.gpkg"),)] * 2
+
+
+@pytest.fixture
+def demo_words():
+    """``dpatlas demo`` seeded and quiet, plotting without a display."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    return ["demo", "--seed", "1", "--quiet"]
+
+
+def test_a_demo_write_that_fails_after_its_debit_exits_3_and_says_the_debit_stays(
+    cli, tmp_path, monkeypatch, demo_words
+):
+    from dpatlas.spatial.products.result import Heatmap
+
+    monkeypatch.setattr(Heatmap, "to_file", _disk_full)
+    res = cli(*demo_words, "--out", tmp_path)
+    assert res.code == 3, res.err
+    ledger = tmp_path / "ledger.sqlite"
+    assert res.err == (
+        "dpatlas demo: error: [Errno 28] No space left on device; the release was made and stays "
+        "debited "
+        f"from dataset 'snow-cholera-deaths-1854' in {ledger} (epsilon=0.5, delta=0); releasing "
+        "again costs as much again; written: no file\n"
+    )
+    [spend] = Budget.open(ledger, dataset="snow-cholera-deaths-1854").history
+    assert spend.epsilon == 0.5
+
+
+def test_a_demo_failing_after_several_debits_says_what_they_cost_together(
+    cli, tmp_path, monkeypatch, demo_words
+):
+    import dpatlas.plot
+    from dpatlas.cli.demo import _methods
+
+    if len(_methods()) < 2:
+        pytest.skip("one heatmap method: the demo draws no comparison")
+    monkeypatch.setattr(dpatlas.plot, "save_figure", _disk_full)
+    res = cli(*demo_words, "--out", tmp_path)
+    assert res.code == 3, res.err
+    ledger, k = tmp_path / "ledger.sqlite", len(_methods())
+    assert (
+        f"No space left on device; the {k} releases were made and stay debited from dataset "
+        f"'snow-cholera-deaths-1854' in {ledger} (epsilon={0.5 * k:g}, delta=0); releasing "
+        "again costs as much again; written: "
+    ) in res.err
+    rows = Budget.open(ledger, dataset="snow-cholera-deaths-1854").history
+    assert [len(row.products) for row in rows] == [3] * k  # each map's own three files only
+    assert Budget.open(ledger, dataset="les-miserables").history == ()

@@ -90,7 +90,7 @@ def _fail(args: argparse.Namespace, out: Output, code: int, message: str, err: E
 def _failed(args: argparse.Namespace, out: Output, words: dict[str, str], err: Exception) -> int:
     """The exit code of a command that raised ``err``, its message printed; a bug that spent
     nothing is raised again (with its traceback)."""
-    spent = debit_left(out, getattr(args, "ledger", None), getattr(args, "dataset", None))
+    spent = debit_left(out)
     if spent is not None:  # after the debit: say what stays spent, whatever failed
         if not isinstance(err, (ValueError, TypeError, OSError, LedgerError)):  # a bug: where
             traceback.print_exception(err, file=sys.stderr)

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from dpatlas.core.accounting.budget import Budget
 from dpatlas.core.release import Release
@@ -21,6 +21,7 @@ from dpatlas.errors import LedgerError
 
 __all__ = [
     "SEED_NOTE",
+    "Debit",
     "Output",
     "UsageError",
     "add_command",
@@ -329,50 +330,77 @@ def release_budget(args: argparse.Namespace, out: Output) -> Budget | None:
             "--ledger FILE --dataset NAME so that repeated releases are counted and refused"
         )
         return None
-    out.budget = open_ledger(args.ledger, args.dataset)
-    return out.budget
+    budget = open_ledger(args.ledger, args.dataset)
+    out.debits.append(Debit(budget, args.ledger, args.dataset))
+    return budget
 
 
-def debit_left(out: Output, ledger: Path | None, dataset: str | None) -> str | None:
+def debit_left(out: Output) -> str | None:
     """What a command that failed after its debit spent and wrote, or None if it spent nothing.
 
-    ``ledger`` and ``dataset`` name the budget (the command's ``--ledger`` and ``--dataset``).
+    For every ledger budget the command debits (``out.debits``), what its spends cost together
+    (:attr:`~dpatlas.core.accounting.budget.Budget.spent_here`: all of them, summed as the
+    budget sums them, not only the last).
 
     The debit is not undone (the noise may have been drawn, and an undo would let a crash
     between the draw and the write buy a second draw for free); the files written so far
-    (``out.files``) are recorded beside it in the ledger, where that still works.
+    (``out.files``) that no spend of the command lists yet are recorded beside each spend of
+    the budget, where that still works.
 
     Examples
     --------
     >>> import tempfile
     >>> from dpatlas.core import discrete_laplace
     >>> ledger = Path(tempfile.mkdtemp()) / "ledger.sqlite"
-    >>> out = Output(budget=Budget.open(ledger, dataset="d", epsilon=1.0))
-    >>> debit_left(out, ledger, "d") is None
+    >>> out = Output(debits=[Debit(Budget.open(ledger, dataset="d", epsilon=1.0), ledger, "d")])
+    >>> debit_left(out) is None
     True
-    >>> _ = discrete_laplace(3, sensitivity=1, epsilon=0.5, budget=out.budget)
+    >>> for eps in (0.5, 0.25):
+    ...     _ = discrete_laplace(3, sensitivity=1, epsilon=eps, budget=out.debits[0].budget)
     >>> out.files.append(Path("map.gpkg"))
-    >>> said = debit_left(out, ledger, "d").split("; ")
-    >>> said[0].endswith("(epsilon=0.5, delta=0)"), said[-1]
+    >>> said = debit_left(out).split("; ")
+    >>> said[0].endswith("(epsilon=0.75, delta=0)"), said[-1]
     (True, 'written: map.gpkg')
     """
-    budget = out.budget
-    if budget is None or not budget.made_here:
+    debited = [debit for debit in out.debits if debit.budget.made_here]
+    if not debited:
         return None
-    spend = budget.made_here[-1]
     written = ", ".join(map(str, out.files)) or "no file"
-    try:
-        recorded = next(row.products for row in budget.history if row.id == spend.id)
-        missing = [p for p in out.files if str(p.resolve()) not in recorded]
-        if missing:
-            budget.record_products(spend, missing)
-    except (LedgerError, ValueError, StopIteration) as exc:
-        written += f" (not recorded in the ledger: {exc})"
-    return (
-        f"the release was made and stays debited from dataset {dataset!r} in {ledger} (epsilon="
-        f"{float(spend.epsilon):g}, delta={float(spend.delta):g}); releasing again costs as much "
-        f"again; written: {written}"
+    listed = {p for debit in debited for s in _rows(debit.budget) for p in s.products}
+    missing = [p for p in out.files if str(p.resolve()) not in listed]
+    parts = []
+    for debit in debited:
+        budget = debit.budget
+        try:
+            for spend in budget.made_here if missing else ():
+                budget.record_products(spend, missing)
+        except (LedgerError, ValueError) as exc:
+            written += f" (not recorded in the ledger: {exc})"
+        spent = budget.spent_here
+        parts.append(
+            f"dataset {debit.dataset!r} in {debit.ledger} (epsilon={spent.epsilon:g}, "
+            f"delta={spent.delta:g})"
+        )
+    spends = sum(len(debit.budget.made_here) for debit in debited)
+    made = (
+        "the release was made and stays"
+        if spends == 1
+        else f"the {spends} releases were made and stay"
     )
+    return (
+        f"{made} debited from {' and '.join(parts)}; releasing again costs as much again; "
+        f"written: {written}"
+    )
+
+
+def _rows(budget: Budget) -> list[Any]:
+    """The ledger rows of the spends made through ``budget`` (with the files they list), or
+    none when the ledger cannot be read."""
+    ids = {spend.id for spend in budget.made_here}
+    try:
+        return [row for row in budget.history if row.id in ids]
+    except (LedgerError, ValueError):
+        return []
 
 
 def budget_summary(budget: Budget) -> dict[str, Any]:
@@ -395,6 +423,14 @@ def budget_summary(budget: Budget) -> dict[str, Any]:
     }
 
 
+class Debit(NamedTuple):
+    """A ledger budget a command debits: the budget, its ledger file and dataset name."""
+
+    budget: Budget
+    ledger: Path
+    dataset: str
+
+
 @dataclass
 class Output:
     """Collects a command's text lines, notes and JSON payload, and prints them once."""
@@ -405,8 +441,8 @@ class Output:
     payload: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-    budget: Budget | None = None
-    """The ledger budget the command debits (set by :func:`release_budget`)."""
+    debits: list[Debit] = field(default_factory=list)
+    """The ledger budgets the command debits (:func:`release_budget` adds its one)."""
     files: list[Path] = field(default_factory=list)
     """The files the command has written so far."""
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dpatlas.cli._common import SEED_NOTE, Output, add_command, add_seed
+from dpatlas.cli._common import SEED_NOTE, Debit, Output, add_command, add_seed
 from dpatlas.cli.progress import Steps, show_progress
 from dpatlas.core.accounting.budget import Budget
 from dpatlas.core.rng import RngLike
@@ -46,6 +46,13 @@ class DemoResult:
     files: dict[str, Path] = field(default_factory=dict)
     spent: dict[str, float] = field(default_factory=dict)
     refused: str = ""
+    written: list[Path] = field(default_factory=list, repr=False)
+    """Every file written so far, in order (the shell's ``Output.files``)."""
+
+    def wrote(self, *paths: Path) -> None:
+        """Note files once they are whole."""
+        self.files.update({path.name: path for path in paths})
+        self.written.extend(paths)
 
 
 def find_data(data_dir: str | Path | None = None) -> Path:
@@ -102,8 +109,8 @@ def _heatmaps(data: Path, out: Path, budget: Budget, rng: RngLike, result: DemoR
             )
             for suffix in (".png", ".gpkg", ".html")  # one release, three products
         ]
+        result.wrote(*written)
         budget.record_products(budget.made_here[-1], written)
-        result.files.update({path.name: path for path in written})
         maps.append(hm)
         total = max(round(float(hm.release.value.sum())), 0)  # the release's own total
         lines.append(
@@ -112,7 +119,7 @@ def _heatmaps(data: Path, out: Path, budget: Budget, rng: RngLike, result: DemoR
         )
     if len(maps) > 1:
         fig = plot_heatmaps(maps, _methods(), outlines=[streets, pumps])
-        result.files["heatmaps-compared.png"] = save_figure(fig, out / "heatmaps-compared.png")
+        result.wrote(save_figure(fig, out / "heatmaps-compared.png"))
     return lines
 
 
@@ -150,8 +157,8 @@ def _triangles(
         "release": release.to_dict(),
     }
     (out / "triangles.json").write_text(json.dumps(payload, indent=2, default=str) + "\n")
-    result.files["triangles.txt"] = out / "triangles.txt"
-    result.files["triangles.json"] = out / "triangles.json"
+    result.wrote(out / "triangles.txt", out / "triangles.json")
+    budget.record_products(budget.made_here[-1], [out / "triangles.txt", out / "triangles.json"])
     try:
         triangle_count(graph, epsilon=0.5, budget=budget, rng=rng)
     except BudgetExceededError as err:
@@ -212,8 +219,13 @@ def run_demo(
     rng: RngLike = None,
     progress: bool = False,
     echo: Callable[[str], Any] = print,
+    track: Output | None = None,
 ) -> DemoResult:
     """Run the demo into ``out_dir`` (its ledger is started afresh) and print a summary.
+
+    ``track`` (the shell's :class:`~dpatlas.cli._common.Output`) is told the demo's ledger
+    budgets once they are opened and each file once it is written, so that a step that fails
+    after a debit says what stays debited (exit code 3).
 
     Examples
     --------
@@ -231,11 +243,15 @@ def run_demo(
     out.mkdir(parents=True, exist_ok=True)
     ledger.unlink(missing_ok=True)
     result = DemoResult(out_dir=out, ledger=ledger)
+    if track is not None:
+        result.written = track.files
     n_maps = len(_methods())
     budgets = {
         SNOW_DATASET: Budget.open(ledger, dataset=SNOW_DATASET, epsilon=HEATMAP_EPSILON * n_maps),
         GRAPH_DATASET: Budget.open(ledger, dataset=GRAPH_DATASET, epsilon=TRIANGLE_EPSILON),
     }
+    if track is not None:
+        track.debits.extend(Debit(b, ledger, name) for name, b in budgets.items())
     with Steps(["heatmaps", "triangles"], enabled=progress, desc="demo") as bar:
         with bar.step("private heatmaps of Snow's cholera deaths"):
             map_lines = _heatmaps(data, out, budgets[SNOW_DATASET], rng, result)
@@ -306,6 +322,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
         rng=args.seed,
         progress=show_progress(args.quiet),
         echo=out.line,
+        track=out,
     )
     out.payload.update(
         {

@@ -333,6 +333,23 @@ class Budget:
         """
         return tuple(self._made)
 
+    @property
+    def spent_here(self) -> BudgetAmount:
+        """What the spends in :attr:`made_here` cost together, summed as :attr:`spent` sums the
+        ledger's (exact decimals; in zCDP accounting, the ε that their ρ implies).
+
+        Examples
+        --------
+        >>> from dpatlas.core import discrete_laplace
+        >>> b = Budget(1.0)
+        >>> for eps in (0.1, 0.2):
+        ...     _ = discrete_laplace(3, sensitivity=1, epsilon=eps, budget=b)
+        >>> b.spent_here
+        BudgetAmount(epsilon=0.3, delta=0.0)
+        """
+        eps, delta = self._used(self._made)
+        return BudgetAmount(float(eps), float(delta))
+
     def record_products(self, spend: Spend, paths: str | Path | Sequence[str | Path]) -> None:
         """Record the files a release was written to, beside its spend (no privacy cost).
 
