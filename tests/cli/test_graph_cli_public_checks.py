@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from dpatlas import Budget
+
 SCALE = "noise scale sensitivity/epsilon is about 2**{}, too large (> 2**50) to sample exactly"
 
 # the checks that depend on the number of nodes n: one case each
@@ -137,3 +139,35 @@ def test_a_refusal_before_the_read_spends_nothing(cli, unread: Path, ledger: Pat
     assert res.code == 2, res.err
     history = cli("budget", "history", ledger, "--dataset", "d", "--json")
     assert json.loads(history.out)["history"] == []
+
+
+def test_an_n_dependent_refusal_names_the_node_list_when_the_count_came_from_it(
+    cli, unread: Path
+) -> None:
+    nodes = unread.parent / "nodes.txt"
+    res = _refused(cli, unread, "kstars --node-list {nodes} --k 30")
+    assert res.code == 2, res.err
+    assert (
+        f"--k 30 is too large for --node-list {nodes} (70 ids): the global sensitivity" in res.err
+    )
+    assert "--nodes" not in res.err
+
+
+@pytest.mark.parametrize(
+    ("command", "per_node"),
+    [("edges", 32), ("degrees", 200), ("triangles", 200), ("synthesize", 640)],
+)
+def test_the_memory_check_runs_for_a_node_list_too(
+    cli, unread: Path, ledger: Path, monkeypatch: pytest.MonkeyPatch, command: str, per_node: int
+) -> None:
+    monkeypatch.setattr("dpatlas.graph.input._convert.physical_memory", lambda: 69 * per_node)
+    nodes = unread.parent / "nodes.txt"
+    out = " --out {out}" if command == "synthesize" else ""
+    res = _refused(cli, unread, f"{command} --node-list {{nodes}}{out}", ledger)
+    assert res.code == 2, res.err
+    assert (
+        f"--node-list {nodes} (70 ids) needs about 0.0 GiB of memory ({per_node} bytes per node "
+        f"for dpatlas {command}), more than this machine's 0.0 GiB; check --node-list {nodes} "
+        "(70 ids) (the public number of nodes; at most 69 fit)"
+    ) in res.err
+    assert Budget.open(ledger, dataset="d").history == ()

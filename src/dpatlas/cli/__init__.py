@@ -134,13 +134,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     args = build_parser().parse_args(_attach_values(sys.argv[1:] if argv is None else argv))
     out = Output(json=args.json, quiet=args.quiet)
-    words = getattr(args, "keywords", {})
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             code = int(args.func(args, out))
-        except Exception as err:
-            code = _failed(args, out, words, err)
+        except Exception as err:  # the keywords read after the command, which may name a file
+            code = _failed(args, out, getattr(args, "keywords", {}), err)
+    words = getattr(args, "keywords", {})
     out.warnings.extend(
         f"{w.category.__name__}: {shell_words(str(w.message), words)}" for w in caught
     )

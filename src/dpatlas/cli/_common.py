@@ -29,6 +29,7 @@ __all__ = [
     "budget_summary",
     "check_output_path",
     "debit_left",
+    "node_list_words",
     "open_ledger",
     "output_options",
     "positive_float",
@@ -105,7 +106,8 @@ def shell_words(message: str, keywords: Mapping[str, str]) -> str:
 
     ``keywords`` maps a keyword to its flag; ``name='x'`` becomes ``--flag x`` (``x`` quoted
     for a shell by ``shlex.quote``), a keyword with no value (``pass nodes=``) becomes
-    ``--flag METAVAR``.
+    ``--flag METAVAR``. A flag given with its value (a phrase such as ``--node-list ids.txt
+    (77 ids)``, from :func:`node_list_words`) replaces the keyword and its value whole.
 
     Examples
     --------
@@ -119,11 +121,17 @@ def shell_words(message: str, keywords: Mapping[str, str]) -> str:
     "the header is one column holding ';'; pass --sep ';'"
     >>> shell_words("epsilon=1e-14 is too small; use epsilon >= 4.2e-12", {"epsilon": "--epsilon"})
     '--epsilon 1e-14 is too small; use --epsilon >= 4.2e-12'
+    >>> shell_words("k=40 is too large for n=77; check n=", {"n": "--node-list ids.txt (77 ids)"})
+    'k=40 is too large for --node-list ids.txt (77 ids); check --node-list ids.txt (77 ids)'
     """
     for pattern, replacement in _PHRASES:
         message = pattern.sub(replacement, message)
     for keyword, flag in sorted(keywords.items(), key=lambda kv: -len(kv[0])):
         name = re.escape(keyword)
+        if " " in flag:  # the flag with its value: the keyword and any value go whole
+            message = re.sub(rf"(?<![\w.-]){name}=(?:(['\"]).*?\1|[^\s,;:)]*)", flag, message)
+            message = re.sub(rf"(?<![\w.`'-]){name}(?= must\b| >= )", flag, message)
+            continue
         message = re.sub(
             rf"(?<![\w.-]){name}=(['\"])(.*?)\1", partial(_flag_and_value, flag), message
         )
@@ -132,6 +140,18 @@ def shell_words(message: str, keywords: Mapping[str, str]) -> str:
         message = re.sub(rf"(?<![\w.-]){name}=", f"{flag} {metavar}", message)
         message = re.sub(rf"(?<![\w.`'-]){name}(?= must\b| >= )", flag, message)
     return message
+
+
+def node_list_words(path: Path, count: int) -> str:
+    """How the shell names a node count taken from ``--node-list``: the flag, the file and the
+    count (for :func:`shell_words`, in place of ``--nodes N``).
+
+    Examples
+    --------
+    >>> node_list_words(Path("my ids.txt"), 77)
+    "--node-list 'my ids.txt' (77 ids)"
+    """
+    return f"--node-list {shlex.quote(str(path))} ({count} ids)"
 
 
 def _flag_and_value(flag: str, match: re.Match[str]) -> str:

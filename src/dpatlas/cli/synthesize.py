@@ -16,7 +16,7 @@ from dpatlas.cli._common import (
     positive_float,
     release_budget,
 )
-from dpatlas.cli.graph import read_node_list
+from dpatlas.cli.graph import public_nodes
 from dpatlas.cli.progress import Steps, show_progress
 from dpatlas.core.accounting.charge import open_charge
 
@@ -93,6 +93,7 @@ def add_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace, out: Output) -> int:
     """Run ``dpatlas synthesize``."""
     from dpatlas.graph import read_edgelist, synthesize
+    from dpatlas.graph.input._convert import check_node_count
     from dpatlas.graph.synthesis.synthetic import check_synthesize
 
     if args.nodes is None and args.node_list is None:
@@ -103,8 +104,6 @@ def run(args: argparse.Namespace, out: Output) -> int:
     if args.nodes is not None and args.nodes < 1:
         raise UsageError(f"--nodes must be a whole number >= 1, got {args.nodes}")
     if args.nodes is not None:  # too many for the CSR arrays or memory: refused before the read
-        from dpatlas.graph.input._convert import check_node_count
-
         check_node_count(args.nodes, BYTES_PER_NODE, "for dpatlas synthesize")
     check_input_file("EDGES", args.edges, "the edge list file")
     inputs = {"EDGES": args.edges, "--ledger": args.ledger, "--node-list": args.node_list}
@@ -118,7 +117,9 @@ def run(args: argparse.Namespace, out: Output) -> int:
             f"--communities and --out are the same file ({args.out}); give the communities "
             "their own path"
         )
-    nodes = None if args.node_list is None else read_node_list(args.node_list)
+    nodes = public_nodes(args)
+    if nodes is not None:  # as for --nodes, before EDGES is opened
+        check_node_count(int(nodes.size), BYTES_PER_NODE, "for dpatlas synthesize")
     # synthesize's own public checks (which it calls too), before reading a large file: ε and
     # the noise scales of its four stages, and the cost it debits (four releases composed:
     # under zCDP less ρ than one at ε); checked only, synthesize opens its own charge

@@ -7,7 +7,7 @@ function, its methods, which methods take ``--delta`` or can buy an interval, an
 command's own options (``--k``, ``--max-degree``, ``--triangle-share``).
 """
 
-from dpatlas.cli.graph.commands import add_parsers, read_node_list, run
+from dpatlas.cli.graph.commands import add_parsers, public_nodes, read_node_list, run
 from dpatlas.cli.graph.report import interval_words, release_interval, report, shown_value
 from dpatlas.cli.graph.statistics import (
     COUNT_METHODS,
@@ -27,6 +27,7 @@ __all__ = [
     "Statistic",
     "add_parsers",
     "interval_words",
+    "public_nodes",
     "read_node_list",
     "release_interval",
     "report",

@@ -14,6 +14,7 @@ from dpatlas.cli._common import (
     add_command,
     budget_summary,
     check_input_file,
+    node_list_words,
     positive_float,
     release_budget,
 )
@@ -21,7 +22,7 @@ from dpatlas.cli.graph.report import release_interval, report, shown_value
 from dpatlas.cli.graph.statistics import KEYWORDS, STATISTICS, Statistic
 from dpatlas.cli.progress import Steps, show_progress
 
-__all__ = ["add_parsers", "read_node_list", "run"]
+__all__ = ["add_parsers", "public_nodes", "read_node_list", "run"]
 
 _COUNT_NOTES = (
     "Methods: piecewise (pure ε, the most accurate: piecewise-Laplace noise over the\n"
@@ -140,10 +141,7 @@ def _checked(stat: Statistic, args: argparse.Namespace) -> dict[str, Any]:
     if args.nodes is not None and args.nodes < 1:
         raise UsageError(f"--nodes must be a whole number >= 1, got {args.nodes}")
     if args.nodes is not None:  # too many for the CSR arrays or memory: refused before the read
-        from dpatlas.graph.input._convert import check_node_count
-
-        per_node = stat.bytes_per_node + (stat.json_bytes_per_node if args.json else 0)
-        check_node_count(args.nodes, per_node, f"for dpatlas {stat.name}")
+        _check_memory(stat, args, args.nodes)
     kwargs: dict[str, Any] = {"epsilon": args.epsilon, "rng": args.seed}
     if stat.methods:
         kwargs["method"] = method
@@ -160,6 +158,24 @@ def _checked(stat: Statistic, args: argparse.Namespace) -> dict[str, Any]:
             )
         kwargs[option.keyword] = value
     return kwargs
+
+
+def _check_memory(stat: Statistic, args: argparse.Namespace, n: int) -> None:
+    """Refuse ``n`` public nodes that the CSR arrays or this machine's memory cannot hold."""
+    from dpatlas.graph.input._convert import check_node_count
+
+    per_node = stat.bytes_per_node + (stat.json_bytes_per_node if args.json else 0)
+    check_node_count(n, per_node, f"for dpatlas {stat.name}")
+
+
+def public_nodes(args: argparse.Namespace) -> Any:
+    """The ids of ``--node-list`` (None without it); from here on, messages that depend on the
+    node count name the list and its count instead of ``--nodes N``."""
+    if args.node_list is None:
+        return None
+    nodes = read_node_list(args.node_list)
+    args.keywords = {**args.keywords, "n": node_list_words(args.node_list, int(nodes.size))}
+    return nodes
 
 
 def read_node_list(path: Path) -> Any:
@@ -214,7 +230,9 @@ def run(args: argparse.Namespace, out: Output) -> int:
 
     stat: Statistic = args.statistic
     kwargs = _checked(stat, args)
-    nodes = None if args.node_list is None else read_node_list(args.node_list)
+    nodes = public_nodes(args)
+    if nodes is not None:  # as for --nodes, before EDGES is opened
+        _check_memory(stat, args, int(nodes.size))
     # The release's own public checks (check_<function>, beside it, which it calls too) on the
     # public node count, before EDGES is opened: its parameters and those that depend on n (a
     # degree cap, k); then its noise scales and the cost the budget must pay (the release
