@@ -9,6 +9,8 @@ reading it raises, and the refusal must name the public parameter instead, with 
 from __future__ import annotations
 
 from collections.abc import Callable
+from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import networkx as nx
@@ -17,8 +19,17 @@ import pytest
 import scipy.sparse as sp
 
 from dpatlas.core.accounting.budget import Budget
-from dpatlas.core.accounting.charge import open_charge
-from dpatlas.graph import clustering_coefficient, degree_histogram, kstar_count, triangle_count
+from dpatlas.core.accounting.charge import Charge, open_charge
+from dpatlas.graph import (
+    clustering_coefficient,
+    degree_histogram,
+    edge_count,
+    kstar_count,
+    read_edgelist,
+    synthesize,
+    triangle_count,
+)
+from dpatlas.graph._noise import PublicChecks
 
 LOOP = np.array([[0, 0]])  # reading it raises "edges contain 1 self-loop(s)"
 SIZE = 70  # public n: 2 C(68, 29) is above 2**61
@@ -181,3 +192,64 @@ def test_the_read_names_inputs_it_refuses_before_an_n_dependent_check(call, mess
     square were reported as a bad k or max_degree on the wrong n; found by the final review."""
     with pytest.raises((ValueError, TypeError), match=message):
         call()
+
+
+MARK = Fraction(7, 3)
+"""A noise scale no release computes: it reaches the debit only through the public check."""
+
+RELEASES: dict[str, tuple[str, str, Callable[..., Any]]] = {
+    "edge count": ("dpatlas.graph.edges", "check_edge_count", edge_count),
+    "degree histogram": ("dpatlas.graph.degrees", "check_degree_histogram", degree_histogram),
+    "k-stars": (
+        "dpatlas.graph.kstars",
+        "check_kstar_count",
+        lambda g, **kw: kstar_count(g, 2, **kw),
+    ),
+    "triangles": ("dpatlas.graph.triangles", "check_triangle_count", triangle_count),
+    "clustering": (
+        "dpatlas.graph.clustering",
+        "check_clustering_coefficient",
+        clustering_coefficient,
+    ),
+    "synthesize": ("dpatlas.graph.synthesis.synthetic", "check_synthesize", synthesize),
+}
+
+
+@pytest.mark.parametrize("known", [True, False], ids=["n known", "n read off the edges"])
+@pytest.mark.parametrize("name", sorted(RELEASES))
+def test_each_release_debits_the_scales_its_public_check_gave(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, name: str, known: bool
+) -> None:
+    """The debit's scales are the check's (the releases used to compute them a second time,
+    free to drift from what was checked), also when n is known only after the read."""
+    import importlib
+
+    module, function, release = RELEASES[name]
+    checks: list[tuple[int | None, tuple[Fraction, ...]]] = []
+    original = getattr(importlib.import_module(module), function)
+
+    def check(n: int | None, *args: Any, **kwargs: Any) -> PublicChecks:
+        public = original(n, *args, **kwargs)
+        marked = PublicChecks(public.cost, (*public.scales, MARK))
+        checks.append((n, marked.scales))
+        return marked
+
+    debited: list[tuple[Fraction, ...]] = []
+    debit = Charge.debit
+
+    def spy(self: Charge, scales: Any = ()) -> Any:
+        debited.append(tuple(scales))
+        return debit(self, scales)
+
+    monkeypatch.setattr(f"{module}.{function}", check)
+    monkeypatch.setattr(Charge, "debit", spy)
+    karate = nx.karate_club_graph()
+    if known or name == "synthesize":  # synthesize needs n=: its scales do not depend on n
+        graph, kw = karate, {"n": 34} if name == "synthesize" else {}
+    else:
+        path = tmp_path / "karate.txt"
+        path.write_text("".join(f"{u} {v}\n" for u, v in karate.edges()))
+        graph, kw = read_edgelist(path), {"n": 34}  # ids read off the edges: n known later
+    release(graph, epsilon=1.0, rng=0, **kw)
+    assert [n for n, _ in checks] == [34] if known or name == "synthesize" else [None, 34]
+    assert debited[0] == checks[-1][1]  # the release's own debit (the first): as checked

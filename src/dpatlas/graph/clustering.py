@@ -375,8 +375,8 @@ def clustering_coefficient(
         triangle_share=share,
         interval_epsilon=extra or None,
     )
-    src, g, charge = _open_release(graph, n, nodes, rng, budget, checks, release=name)
-    charge.debit(_scales(g.n, method, eps, d, share, extra))
+    src, g, charge, public = _open_release(graph, n, nodes, rng, budget, checks, release=name)
+    charge.debit(public.scales)  # both counts' scales on g.n, as checked
     part: dict[str, Any] = {
         "delta": d / 2,
         "method": method,

@@ -240,12 +240,12 @@ def degree_histogram(
     name = f"degree_histogram/{method}"
     sensitivity = _SENSITIVITY[method]
     checks = partial(check_degree_histogram, epsilon=eps, max_degree=max_degree, method=method)
-    src, g, charge = _open_release(
+    src, g, charge, public = _open_release(
         graph, n, nodes, rng, budget, checks, release="degree_histogram", mechanism=name
     )
     top = _checked(method, max_degree, g.n)
     deg = np.minimum(g.degrees.astype(np.int64), top)
-    charge.debit()
+    charge.debit(public.scales)
     if method == "sorted":
         from scipy.optimize import isotonic_regression  # on use: scipy.optimize is slow to load
 

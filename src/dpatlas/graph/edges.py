@@ -137,22 +137,28 @@ def _open_release(
     *,
     release: str,
     mechanism: str | None = None,
-) -> tuple[RandomSource, EdgeGraph, Charge]:
+) -> tuple[RandomSource, EdgeGraph, Charge, PublicChecks]:
     """The noise source, the release's charge (opened: budget and noise scales checked, nothing
-    spent; debited as ``mechanism``, default ``release``), then the graph on its public node
-    set.
+    spent; debited as ``mechanism``, default ``release``), the graph on its public node set,
+    and the public checks on the graph's number of nodes.
 
     ``checks(n)`` is the release's public check (``check_<release>``, the one a caller that
     reads the graph itself runs first): it validates the public parameters, those that depend
     on the number of nodes when ``n`` is known, and gives the cost and the noise scales. It
-    runs on :func:`public_node_count` before the graph is read (None when only the read tells
-    ``n``: the caller then checks them on the graph's ``n`` at its debit).
+    runs on :func:`public_node_count` before the graph is read and, when that is None (only
+    the read tells ``n``), again on the graph's ``n`` after the read. The release debits the
+    scales of the checks returned (``charge.debit(public.scales)``): what was checked is what
+    is debited.
     """
     require_node_set(graph, n, nodes, release)
-    public = checks(public_node_count(graph, n, nodes))
+    known = public_node_count(graph, n, nodes)
+    public = checks(known)
     src = get_source(rng)
     charge = open_charge(public.cost, budget, mechanism=mechanism or release, scales=public.scales)
-    return src, as_edge_graph(graph, n=n, nodes=nodes), charge
+    g = as_edge_graph(graph, n=n, nodes=nodes)
+    if known != g.n:  # the n-dependent checks and scales wait for the graph's own n
+        public = checks(g.n)
+    return src, g, charge, public
 
 
 def check_edge_count(n: int | None, *, epsilon: float) -> PublicChecks:
@@ -240,8 +246,10 @@ def edge_count(
     """
     eps = check_epsilon(epsilon)
     checks = partial(check_edge_count, epsilon=eps)
-    src, g, charge = _open_release(graph, n, nodes, rng, budget, checks, release="edge_count")
-    charge.debit()
+    src, g, charge, public = _open_release(
+        graph, n, nodes, rng, budget, checks, release="edge_count"
+    )
+    charge.debit(public.scales)
     rel = discrete_laplace(g.m, sensitivity=1, epsilon=eps, rng=src, mechanism="edge_count")
     meta = {"n": g.n, "interval": interval_note("the exact edge count", "noise only")}
     return charge.release(

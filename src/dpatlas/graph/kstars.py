@@ -192,12 +192,12 @@ def kstar_count(
     checks = partial(
         check_kstar_count, k=k, epsilon=eps, delta=d, method=method, interval_epsilon=extra or None
     )
-    src, g, charge = _open_release(graph, n, nodes, rng, budget, checks, release=name)
+    src, g, charge, public = _open_release(graph, n, nodes, rng, budget, checks, release=name)
     gs = star_global_sensitivity(g.n, k)
     exact = count_value(kstar_exact(g, k))  # clamped, never refused: a refusal would leak
     meta: dict[str, Any] = {"method": method, "k": k, "n": g.n}
     ladder = kstar_ladder(g, k) if method != "global" and gs > 0 else None
-    charge.debit(count_scales(method, eps, d, gs, extra))
+    charge.debit(public.scales)  # count_scales on the GS above, as checked
     if gs == 0:
         rel = Release(0, eps, d, name, 0.0, None, None, src.seeded)
         meta["constant"] = True

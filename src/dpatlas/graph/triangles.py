@@ -43,6 +43,7 @@ as asked, so accounting never depends on ``n``) with interval ``(0, 0)``.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -257,34 +258,39 @@ def triangle_count(
     require_node_set(graph, n, nodes, name)
     # public: n (the Dask path requires n=); a scale the samplers cannot draw is refused
     # before the graph is read
-    public = check_triangle_count(
-        public_node_count(graph, n, nodes),
+    checks = partial(
+        check_triangle_count,
         epsilon=eps,
         delta=d,
         method=method,
         relaxed=relaxed,
         interval_epsilon=extra or None,
     )
+    known = public_node_count(graph, n, nodes)
+    public = checks(known)
     src = get_source(rng)
     charge = open_charge(public.cost, budget, mechanism=name, scales=public.scales)
 
     elsewhere = TRIANGLE_STATS.on(backend)
     if elsewhere is not None:
         g_n = check_node_count(n)
-        gs = EdgeAdjacency().triangle_global_sensitivity(g_n)
-        scales = count_scales(method, eps, d, gs, extra)
+    else:
+        g = as_edge_graph(graph, n=n, nodes=nodes)
+        g_n = g.n
+    if known != g_n:  # the scales wait for the graph's own n; debited as checked
+        public = checks(g_n)
+    gs = EdgeAdjacency().triangle_global_sensitivity(g_n)  # GS = n - 2: public
+    if elsewhere is not None:
         # the backend debits through `checked` once the input is checked and before any work
         # guard whose refusal depends on the data (dpatlas.graph.backends)
+        scales = public.scales
         exact_stats = elsewhere(graph, n=g_n, client=client, checked=lambda: charge.debit(scales))
         stats = None if method == "global" else exact_stats
         exact = exact_stats.triangles
     else:
-        g = as_edge_graph(graph, n=n, nodes=nodes)
         stats = None if method == "global" else common_neighbour_stats(g)
-        g_n = g.n
         exact = triangle_count_exact(g) if stats is None else stats.triangles
-        gs = EdgeAdjacency().triangle_global_sensitivity(g_n)
-        charge.debit(count_scales(method, eps, d, gs, extra))  # GS = n - 2: public
+        charge.debit(public.scales)
     exact = count_value(exact)
     meta: dict[str, Any] = {"method": method, "n": g_n}
     if gs == 0:

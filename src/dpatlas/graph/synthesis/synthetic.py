@@ -317,7 +317,7 @@ def synthesize(
     src = get_source(rng)
     charge = open_charge(public.cost, budget, mechanism="synthesize", scales=public.scales)
     g = _public_graph(graph, n, nodes)
-    charge.debit()
+    charge.debit(public.scales)  # none depends on n: as checked before the read
     # Drawn first: a seed then fixes the released count whatever the later stages draw.
     triangles = _noisy_triangles(g, part["triangles"], src)
     gen = src.generator()
