@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from dpatlas.core.files import written_whole
 from dpatlas.core.validation import as_float_array, percent
 from dpatlas.spatial.products.intervals import containing, kept_sites
 from dpatlas.spatial.products.plot import caption, draw_leaves, plot_heatmap, shown_counts
@@ -332,6 +333,9 @@ def save_figure(fig: Any, path: str | Path, *, dpi: int = 150) -> Path:
         )
     if not path.parent.is_dir():
         raise ValueError(f"folder {path.parent} does not exist; create it first")
-    fig.savefig(path, dpi=dpi, bbox_inches="tight")
-    plt.close(fig)
+    try:
+        with written_whole(path) as partial:  # a failed save leaves an existing file as it was
+            fig.savefig(partial, dpi=dpi, bbox_inches="tight")
+    finally:
+        plt.close(fig)
     return path

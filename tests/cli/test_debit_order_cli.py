@@ -4,6 +4,7 @@ before the debit; a step that still fails after the debit says that the debit st
 from __future__ import annotations
 
 import errno
+import os
 import sys
 from pathlib import Path
 
@@ -164,3 +165,47 @@ def test_a_demo_failing_after_several_debits_says_what_they_cost_together(
     rows = Budget.open(ledger, dataset="snow-cholera-deaths-1854").history
     assert [len(row.products) for row in rows] == [3] * k  # each map's own three files only
     assert Budget.open(ledger, dataset="les-miserables").history == ()
+
+
+SWAPPED = (
+    "the file is written beside it and swapped in whole, so the folder must be writable: "
+    "choose a folder you can write to"
+)
+
+
+@needs_proc
+def test_an_existing_writable_out_in_a_folder_without_new_files_says_why_the_folder_matters(
+    cli, ledger
+):
+    """/proc/self/comm exists and is writable, but /proc/self takes no new file (root too)."""
+    out = Path("/proc/self/comm")
+    res = cli(
+        "synthesize", LESMIS, "--nodes", "77", "--out", out, "--ledger", ledger, "--dataset", "d"
+    )
+    assert res.code == 2, res.err
+    assert f"--out {out} cannot be written: cannot create a file in /proc/self (" in res.err
+    assert SWAPPED in res.err
+    assert Budget.open(ledger, dataset="d").history == ()
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() == 0,
+    reason="root writes into a read-only folder: permissions do not bite",
+)
+def test_an_existing_writable_out_in_a_read_only_folder_is_refused_before_the_debit(
+    cli, ledger, tmp_path
+):
+    folder = tmp_path / "maps"
+    folder.mkdir()
+    out = folder / "map.gpkg"
+    out.write_bytes(b"an earlier map")
+    folder.chmod(0o555)
+    try:
+        res = cli("heatmap", *MAP, "--out", out, "--ledger", ledger, "--dataset", "d")
+    finally:
+        folder.chmod(0o755)
+    assert res.code == 2, res.err
+    assert f"--out {out} cannot be written: cannot create a file in {folder} (" in res.err
+    assert SWAPPED in res.err
+    assert Budget.open(ledger, dataset="d").history == ()
+    assert out.read_bytes() == b"an earlier map"

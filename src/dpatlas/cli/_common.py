@@ -256,6 +256,9 @@ def check_input_file(flag: str, path: Path, what: str) -> None:
 def check_output_path(flag: str, path: Path, inputs: Mapping[str, Path | None]) -> None:
     """Refuse an output ``path`` that cannot be written, before anything is read or spent.
 
+    Every writer of the command line writes its file beside ``path`` and swaps it in whole
+    (:func:`~dpatlas.core.files.written_whole`), so that a failed write never leaves half a
+    file over a good one; the folder must therefore be writable, also when ``path`` exists.
     A directory, a path under an existing *file* (no folder can be made there), a folder in
     which no file can be created (read-only, no permission: tried with an empty temporary file,
     deleted at once), an existing file that is read-only, or one of the command's ``inputs``
@@ -286,7 +289,8 @@ def check_output_path(flag: str, path: Path, inputs: Mapping[str, Path | None]) 
             raise UsageError(
                 f"{flag} {path} is the {name} file: writing it would destroy it; choose another name"
             )
-    folder = path.parent
+    # the file a link points to is the one replaced, in its own folder
+    folder = Path(os.path.realpath(path)).parent if path.is_symlink() else path.parent
     while not folder.exists() and folder != folder.parent:
         folder = folder.parent
     if not folder.is_dir():
@@ -296,7 +300,8 @@ def check_output_path(flag: str, path: Path, inputs: Mapping[str, Path | None]) 
     except OSError as exc:
         raise UsageError(
             f"{flag} {path} cannot be written: cannot create a file in {folder} "
-            f"({exc.strerror}); choose a folder you can write to"
+            f"({exc.strerror}); the file is written beside it and swapped in whole, so the "
+            "folder must be writable: choose a folder you can write to"
         ) from None
     os.close(handle)
     os.unlink(probe)

@@ -21,6 +21,7 @@ from typing import Any
 from dpatlas.cli._common import SEED_NOTE, Debit, Output, add_command, add_seed
 from dpatlas.cli.progress import Steps, show_progress
 from dpatlas.core.accounting.budget import Budget
+from dpatlas.core.files import written_whole
 from dpatlas.core.rng import RngLike
 from dpatlas.errors import BudgetExceededError
 
@@ -143,7 +144,7 @@ def _triangles(
     exact = triangle_count_exact(graph)
     source = "Les Misérables (77 characters)"
     lines = report(release, STATISTICS["triangles"], exact=exact, source=source)
-    (out / "triangles.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    _write_text(out / "triangles.txt", "\n".join(lines) + "\n")
     interval = release_interval(release)
     payload = {
         "value": release.value,
@@ -156,7 +157,7 @@ def _triangles(
         "exact_value_note": PUBLIC_NOTE,
         "release": release.to_dict(),
     }
-    (out / "triangles.json").write_text(json.dumps(payload, indent=2, default=str) + "\n")
+    _write_text(out / "triangles.json", json.dumps(payload, indent=2, default=str) + "\n")
     result.wrote(out / "triangles.txt", out / "triangles.json")
     budget.record_products(budget.made_here[-1], [out / "triangles.txt", out / "triangles.json"])
     try:
@@ -164,6 +165,13 @@ def _triangles(
     except BudgetExceededError as err:
         result.refused = str(err)
     return lines
+
+
+def _write_text(path: Path, text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path``, swapped in whole: a failure leaves the file of an
+    earlier run as it was."""
+    with written_whole(path) as partial:
+        partial.write_text(text, encoding="utf-8")
 
 
 def _ledger_lines(budgets: dict[str, Budget]) -> list[str]:

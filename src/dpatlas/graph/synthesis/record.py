@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from dpatlas.core.files import written_whole
 from dpatlas.core.release import Release
 
 __all__ = ["SyntheticGraph"]
@@ -43,6 +44,8 @@ class SyntheticGraph(Release):
     def write_edgelist(self, path: str | Path) -> None:
         """Write the edges as ``u v`` lines (``networkx.write_edgelist(..., data=False)``),
         after a ``#`` header stating ε; isolated nodes are not listed (the node set is public).
+        The file is written beside ``path`` and swapped in whole: a failed write leaves an
+        existing file as it was.
 
         A node label that would not read back as one field (empty, with a space or tab, or
         starting with ``#``) is refused with a ``ValueError`` before anything is written.
@@ -65,7 +68,7 @@ class SyntheticGraph(Release):
         graph = self.value
         _check_labels(graph.nodes)
         head = f"# dpatlas synthetic graph: edge-DP, epsilon={self.epsilon:g}, nodes={len(graph)}\n"
-        with open(path, "wb") as fh:
+        with written_whole(path) as partial, open(partial, "wb") as fh:
             fh.write(head.encode())
             nx.write_edgelist(graph, fh, data=False)
 
@@ -100,7 +103,8 @@ class SyntheticGraph(Release):
             f"epsilon={self.epsilon:g}, nodes={len(ids)} (same release)\n"
         )
         rows = "".join(f"{u} {c}\n" for u, c in zip(ids, self.communities.tolist(), strict=True))
-        Path(path).write_text(head + rows)
+        with written_whole(path) as partial:
+            partial.write_text(head + rows)
 
 
 def _check_labels(labels: Any) -> None:

@@ -12,7 +12,6 @@ live in :mod:`dpatlas.spatial.products.formats`; their names are exported here t
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +20,7 @@ import numpy as np
 import shapely
 from rasterio import features
 
+from dpatlas.core.files import written_whole
 from dpatlas.spatial.products.formats.facts import describe, interval_columns, release_facts
 from dpatlas.spatial.products.formats.geotiff import NODATA, to_geotiff
 from dpatlas.spatial.products.intervals import (
@@ -164,7 +164,7 @@ def to_file(
         of ``unit``), in the equal-area grid CRS, each with the release's public facts and
         what its intervals promise as layer metadata; the cells layer also carries the
         release record that :func:`~dpatlas.spatial.products.record.read_heatmap` reads
-        back. An existing file is replaced.
+        back.
     ``.geojson`` / ``.json``
         One layer (cells unless ``unit="leaf"``), RFC 7946: coordinates in WGS 84
         (re-projected), the facts in the top-level ``description``.
@@ -180,7 +180,9 @@ def to_file(
         ``cmap``, ``scale``, ``tiles``, ``title``).
 
     Every format is post-processing of the one release: writing several costs nothing more.
-    See :func:`to_geodataframe` for the columns.
+    See :func:`to_geodataframe` for the columns. Every format is written beside ``path`` and
+    swapped in whole (:func:`~dpatlas.core.files.written_whole`): a write that fails leaves an
+    existing file as it was.
 
     Examples
     --------
@@ -234,19 +236,14 @@ def to_file(
             if name == "cell":
                 facts[RECORD_KEY] = json.dumps(release_record(heatmap))
             layers.append((gdf, LAYERS[name], facts))
-        # a new file beside the old one, moved over it only once whole: a failure leaves an
-        # existing GeoPackage (perhaps the only copy of a release) as it was
-        partial = path.with_name(f".{path.stem}.partial-{os.getpid()}.gpkg")
-        try:
+        with written_whole(path) as partial:
             for gdf, layer, facts in layers:
                 gdf.to_file(partial, driver="GPKG", layer=layer, metadata=facts)
-            os.replace(partial, path)
-        finally:
-            partial.unlink(missing_ok=True)
         return path
     gdf = to_geodataframe(heatmap, level=level, unit=unit or "cell")
     facts = gdf.attrs.pop("dpatlas")
-    gdf.to_crs("EPSG:4326").to_file(
-        path, driver="GeoJSON", RFC7946="YES", DESCRIPTION=json.dumps(facts)
-    )
+    with written_whole(path) as partial:
+        gdf.to_crs("EPSG:4326").to_file(
+            partial, driver="GeoJSON", RFC7946="YES", DESCRIPTION=json.dumps(facts)
+        )
     return path

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from dpatlas.core.files import written_whole
 from dpatlas.spatial.products.render.layers import context_layers, draw_outlines, frame_axes
 from dpatlas.spatial.products.render.ticks import overlapping_ticks, separate_ticks
 
@@ -300,6 +301,9 @@ def save_png(
 
     ax = plot_heatmap(heatmap, outlines=context, cmap=cmap, scale=scale, title=title, leaves=leaves)
     path = Path(path)
-    ax.figure.savefig(path, dpi=dpi, bbox_inches="tight")
-    plt.close(ax.figure)
+    try:
+        with written_whole(path) as partial:  # a failed save leaves an existing PNG as it was
+            ax.figure.savefig(partial, dpi=dpi, bbox_inches="tight")
+    finally:
+        plt.close(ax.figure)
     return path

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from dpatlas.core.files import written_whole
 from dpatlas.core.validation import percent
 from dpatlas.spatial.products.render.geojson import Raw, collection, dumps
 from dpatlas.spatial.products.render.page import SCRIPT, STYLE, TEMPLATE, asset
@@ -77,9 +78,11 @@ class WebMap:
     height: int = 520
 
     def save(self, path: str | Path) -> Path:
-        """Write the page to ``path`` (UTF-8) and return the path."""
+        """Write the page to ``path`` (UTF-8, swapped in whole: a failed write leaves an
+        existing file as it was) and return the path."""
         path = Path(path)
-        path.write_text(self.html, encoding="utf-8")
+        with written_whole(path) as partial:
+            partial.write_text(self.html, encoding="utf-8")
         return path
 
     def _repr_html_(self) -> str:

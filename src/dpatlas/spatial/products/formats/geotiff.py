@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import rasterio
 
+from dpatlas.core.files import written_whole
 from dpatlas.spatial.products.formats.facts import describe
 
 if TYPE_CHECKING:
@@ -62,7 +63,7 @@ def to_geotiff(heatmap: Heatmap, path: str | Path) -> Path:
         "nodata": nodata,
         "compress": "deflate",
     }
-    with rasterio.open(path, "w", **profile) as dst:
+    with written_whole(path) as partial, rasterio.open(partial, "w", **profile) as dst:
         dst.write(band, 1)
         for index, name in enumerate(names[1:], start=2):
             layer = np.full(grid.shape, nodata, dtype=dtype)
