@@ -153,7 +153,7 @@ def _sample_em(src: RandomSource, est: np.ndarray, exact: Any, size: int = 1) ->
             return exact(int(prop[i]))
 
         ok = bernoulli_exp_neg(src, est[prop], gamma)
-        out = np.concatenate([out, prop[ok]])
+        out = np.concatenate([out, np.compress(ok, prop)])
     return out[:size]
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from tests.helpers.sources import ScriptedSource
 
-from dpatlas.core.noise._sampling.bernoulli import bernoulli_exp_neg, bernoulli_fraction
+from dpatlas.core.noise._sampling.bernoulli import _in_pieces, bernoulli_exp_neg, bernoulli_fraction
 from dpatlas.core.noise._sampling.inversion import (
     build_inversion,
     exp_bounds,
@@ -38,6 +38,22 @@ def test_bernoulli_exp_neg_extremes() -> None:
     est = np.array([1e300, math.inf, 0.0])
     out = bernoulli_exp_neg(get_source(2), est, lambda i: [Fraction(1e300), None, Fraction(0)][i])
     assert out.tolist() == [False, False, True]
+
+
+def test_one_piece_each_draws_what_the_pieces_path_draws() -> None:
+    # γ < 1 everywhere: bernoulli_exp_neg skips the rows of pieces; same coins, same words
+    est = np.random.default_rng(4).random(20_000)
+    est[::5] = 0.0
+    err = est * 2.0**-49 + est * 2.0**-52
+
+    def exact(i: int) -> Fraction:
+        return Fraction(float(est[i]))
+
+    for seed in range(5):
+        fast, slow = get_source(seed), get_source(seed)
+        got = bernoulli_exp_neg(fast, est, exact)
+        assert got.tolist() == _in_pieces(slow, est, err, exact, np.ones(est.size, int)).tolist()
+        assert fast.words(1).tolist() == slow.words(1).tolist()
 
 
 def test_bernoulli_fraction_tie_is_settled_by_further_words() -> None:

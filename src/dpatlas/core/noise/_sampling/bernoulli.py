@@ -53,12 +53,22 @@ def bernoulli_fraction(
     src: RandomSource, est: np.ndarray, err: np.ndarray, exact: Exact
 ) -> np.ndarray:
     """Exact Bernoulli(q_i) for ``q_i = exact(i)`` in [0, 1] with ``|est_i - q_i| <= err_i``."""
-    slack = err + np.abs(est) * 2.0**-51
+    slack = np.abs(est)
+    slack *= 2.0**-51
+    slack += err
     w = src.words(est.size)
-    lo = np.clip((est - slack) * _TWO64, 0.0, _TOP).astype(np.uint64)
-    hi_f = np.maximum(np.ceil((est + slack) * _TWO64), 1.0)
-    out = w < lo
-    decided = out | ((hi_f < _TWO64) & (w >= np.minimum(hi_f, _TOP).astype(np.uint64)))
+    low = est - slack  # in place from here: the same values as the plain expressions
+    low *= _TWO64
+    np.clip(low, 0.0, _TOP, out=low)
+    high = est + slack
+    high *= _TWO64
+    np.ceil(high, out=high)
+    np.maximum(high, 1.0, out=high)
+    out = w < low.astype(np.uint64)
+    decided = high < _TWO64
+    np.minimum(high, _TOP, out=high)
+    decided &= w >= high.astype(np.uint64)
+    decided |= out
     for i in np.flatnonzero(~decided):
         out[i] = _exact_below(src, int(w[i]), exact(int(i)))
     return out
@@ -68,18 +78,20 @@ def _pieces_succeed(
     src: RandomSource, est: np.ndarray, err: np.ndarray, exact: Exact
 ) -> np.ndarray:
     """Algorithm 1 for ``γ_i = exact(i)`` in [0, 1]: True with probability ``exp(-γ_i)``."""
-    k = np.ones(est.size, dtype=np.int64)
-    live = np.arange(est.size)
+    odd = np.ones(est.size, dtype=bool)  # the piece's final K is odd
+    live = np.flatnonzero(bernoulli_fraction(src, est, err, exact))  # K = 1: γ / 1
+    k = 2  # every piece still running is at the same K
     while live.size:
-        kk = k[live].astype(np.float64)
 
-        def step(i: int, sub: np.ndarray = live) -> Fraction:
-            return exact(int(sub[i])) / int(k[sub[i]])
+        def step(i: int, sub: np.ndarray = live, k: int = k) -> Fraction:
+            return exact(int(sub[i])) / k
 
-        hit = bernoulli_fraction(src, est[live] / kk, err[live] / kk, step)
-        live = live[hit]
-        k[live] += 1
-    return (k & 1).astype(bool)
+        hit = bernoulli_fraction(src, est[live] / k, err[live] / k, step)
+        if not k & 1:  # a piece stopping at an even K fails (the others are still True)
+            odd[live] = hit
+        live = np.compress(hit, live)
+        k += 1
+    return odd
 
 
 def bernoulli_exp_neg(src: RandomSource, est: np.ndarray, exact: Exact) -> np.ndarray:
@@ -96,22 +108,43 @@ def bernoulli_exp_neg(src: RandomSource, est: np.ndarray, exact: Exact) -> np.nd
     """
     est = np.asarray(est, dtype=np.float64)
     out = np.isfinite(est)
-    k = np.floor(np.where(out, est, 0.0) * (1 - 2.0**-49))
-    first = np.flatnonzero(out & (k >= 1))
+    finite = bool(out.all())
+    k = np.floor((est if finite else np.where(out, est, 0.0)) * (1 - 2.0**-49))
+    first = np.flatnonzero(k >= 1 if finite else out & (k >= 1))
     if first.size:
         out[first] = _geometric_exp_neg_one(src, first.size) >= k[first]
     rest = np.flatnonzero(out)
     if rest.size:
-        r_est = est[rest] - k[rest]
-        r_err = est[rest] * 2.0**-49 + r_est * 2.0**-52
-        parts = np.maximum(np.ceil(r_est + r_err), 1.0).astype(np.int64)
-        row = np.repeat(np.arange(rest.size), parts)
-        each = np.repeat(parts, parts).astype(np.float64)
+        every = rest.size == est.size  # then est[rest] is est: skip the copies
+        r_gamma = est if every else est[rest]
+        r_est = r_gamma - (k if every else k[rest])
+        r_err = r_gamma * 2.0**-49 + r_est * 2.0**-52
+        total = r_est + r_err
 
-        def piece(i: int) -> Fraction:
-            j = int(row[i])
-            return (exact(int(rest[j])) - int(k[rest[j]])) / int(parts[j])
+        def remainder(j: int) -> Fraction:
+            return exact(int(rest[j])) - int(k[rest[j]])
 
-        ok = _pieces_succeed(src, r_est[row] / each, r_err[row] / each, piece)
-        out[rest] = np.logical_and.reduceat(ok, np.cumsum(parts) - parts)
+        if total.max() <= 1.0:  # the usual case: one piece each, nothing to repeat or join
+            out[rest] = _pieces_succeed(src, r_est, r_err, remainder)
+        else:
+            parts = np.maximum(np.ceil(total), 1.0).astype(np.int64)
+            out[rest] = _in_pieces(src, r_est, r_err, remainder, parts)
     return out
+
+
+def _in_pieces(
+    src: RandomSource, est: np.ndarray, err: np.ndarray, exact: Exact, parts: np.ndarray
+) -> np.ndarray:
+    """Bernoulli(exp(-γ_i)) for ``γ_i = exact(i)`` as ``parts_i`` pieces ``γ_i / parts_i <= 1``.
+
+    With every ``parts_i = 1`` it draws what :func:`_pieces_succeed` draws on ``est`` itself.
+    """
+    row = np.repeat(np.arange(est.size), parts)
+    each = np.repeat(parts, parts).astype(np.float64)
+
+    def piece(i: int) -> Fraction:
+        j = int(row[i])
+        return exact(j) / int(parts[j])
+
+    ok = _pieces_succeed(src, est[row] / each, err[row] / each, piece)
+    return np.logical_and.reduceat(ok, np.cumsum(parts) - parts)

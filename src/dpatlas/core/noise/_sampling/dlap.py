@@ -57,29 +57,75 @@ def _log2(x: Fraction) -> int:
 
 
 def _bernoulli_exp_neg(src: RandomSource, num: np.ndarray, den: int) -> np.ndarray:
-    """Exact Bernoulli(exp(-num/den)) for ``0 <= num <= den`` (CKS 2020, Algorithm 1)."""
-    k = np.ones(num.size, dtype=np.uint64)
+    """Exact Bernoulli(exp(-num/den)) for ``0 <= num <= den`` (CKS 2020, Algorithm 1).
+
+    Every coin still running is at the same step ``K``, so each round draws ``below(den * K)``
+    for all of them at once (the words a per-coin bound array would draw, in the same order).
+    """
+    odd = np.ones(num.size, dtype=bool)  # the coin's final K is odd
     live = np.arange(num.size)
+    k = 1
     if den == 1:  # gamma is 0 or 1: the first Bernoulli(gamma / 1) needs no randomness
         live = np.flatnonzero(num == 1)
-        k[live] = 2
+        k = 2
     while live.size:
-        hit = src.below(np.uint64(den) * k[live]) < num[live]
-        live = live[hit]
-        k[live] += np.uint64(1)
-    return (k & np.uint64(1)).astype(bool)
+        hit = src.below(den * k, size=live.size) < num[live]
+        if not k & 1:  # a coin stopping at an even K fails (the others are still True)
+            odd[live] = hit
+        live = np.compress(hit, live)  # (x[mask] is several times slower on random masks)
+        k += 1
+    return odd
 
 
 def _geometric_exp_neg_one(src: RandomSource, size: int) -> np.ndarray:
-    """Exact V with P(V >= v) = exp(-v): count Bernoulli(exp(-1)) successes before a failure."""
+    """Exact V with P(V >= v) = exp(-v): count Bernoulli(exp(-1)) successes before a failure.
+
+    Each Bernoulli(exp(-1)) is Algorithm 1 of CKS 2020 at ``γ = 1``: ``K`` runs from 2 and
+    grows while ``below(K) == 0``; the coin succeeds iff the final ``K`` is odd. The rounds
+    draw exactly the words :func:`_bernoulli_exp_neg` draws for ``num = 1, den = 1``.
+    """
     v = np.zeros(size, dtype=np.uint64)
     live = np.arange(size)
-    one = np.ones(1, dtype=np.uint64)
     while live.size:
-        ok = _bernoulli_exp_neg(src, np.broadcast_to(one, live.shape), 1)
-        live = live[ok]
+        ok = np.zeros(live.size, dtype=bool)
+        hit = _below_is_zero(src, 2, live.size)
+        going = np.flatnonzero(hit)  # K = 2 stops (fails) where there is no hit
+        k = 3
+        while going.size:
+            hit = _below_is_zero(src, k, going.size)
+            if k & 1:  # a coin stopping at an odd K succeeds (the others are still False)
+                ok[going] = ~hit
+            going = np.compress(hit, going)
+            k += 1
+        live = np.compress(ok, live)
         v[live] += np.uint64(1)
     return v
+
+
+def _below_is_zero(src: RandomSource, k: int, size: int) -> np.ndarray:
+    """``src.below(k, size=size) == 0``, from the same words, without a division.
+
+    The words are drawn and rejected as :meth:`~dpatlas.core.rng.RandomSource.below` does
+    (``w >= floor((2**64 - 1) / k) * k`` is drawn again); an accepted ``w`` is ``0`` modulo
+    ``k = 2**a m`` (``m`` odd) iff its low ``a`` bits are 0 and ``m`` divides ``x = w >> a``,
+    i.e. ``x · m^-1 mod 2**64 <= floor((2**64 - 1) / m)`` (multiplying by the inverse maps the
+    multiples ``j m`` of ``m`` below ``2**64`` onto ``j``, and is one-to-one).
+    """
+    limit = np.uint64((((1 << 64) - 1) // k) * k)
+    w = src.words(size)
+    bad = np.flatnonzero(w >= limit)
+    while bad.size:
+        redo = src.words(bad.size)
+        ok = redo < limit
+        w[bad[ok]] = redo[ok]
+        bad = bad[~ok]
+    a = (k & -k).bit_length() - 1
+    m = k >> a
+    hit = (w & np.uint64((1 << a) - 1)) == 0
+    if m > 1:
+        inverse, top = np.uint64(pow(m, -1, 1 << 64)), np.uint64(((1 << 64) - 1) // m)
+        hit &= ((w >> np.uint64(a)) * inverse) <= top
+    return hit
 
 
 def sample_discrete_laplace(
