@@ -12,6 +12,7 @@ from tests.helpers.distributions import assert_scale_detected, dlap_pmf
 from tests.helpers.sources import CountingSource, ScriptedSource
 
 from dpatlas.core import Budget, discrete_laplace
+from dpatlas.core.noise._sampling import dlap_table
 from dpatlas.core.noise._sampling.dlap import _sample_cks, rational_scale, sample_discrete_laplace
 from dpatlas.core.noise._sampling.dlap_table import dlap_inversion, sample_table
 from dpatlas.core.rng import get_source
@@ -52,6 +53,30 @@ def test_table_thresholds_are_exact_floors(scale: tuple[int, int]) -> None:
     inv, m = dlap_inversion(*scale)
     expected = [exact_floor(*scale, k) for k in range(-m - 1, m + 1)]
     assert inv.floors.tolist() == expected
+
+
+def test_decimal_floors_are_right_even_at_low_precision(monkeypatch) -> None:
+    # the bounds of P(Z <= k) for k >= 0, 1 - q, were rounded inwards (the lower one up, the
+    # upper one down): at 45 digits an error of 1e-45 (no table of 337 scales moved), at 21
+    # digits 6 wrong floors on this grid; outward rounding is right at any precision
+    monkeypatch.setattr(dlap_table, "_DIGITS", 21)
+    checked = 0
+    for t in range(1, 40):
+        for s in (1, 3, 7):
+            m = dlap_table._tail_size(t, s)
+            for j, floor in enumerate(dlap_table._floors(t, s, m)):
+                if floor is not None:
+                    assert floor == exact_floor(t, s, j - m - 1), (t, s, j)
+                    checked += 1
+    assert checked > 1000
+
+
+def test_a_huge_epsilon_table_is_settled_in_decimal() -> None:
+    # scale 2/10**6 (a ladder at ε = 10**6): p = e**-500000, so P(Z <= k) is 0 or 1 - p**m,
+    # whose upper bound rounds to 1; every C_j < 1 settles those floors at 2**64 - 1 (they
+    # went to 2**-721000-sized fractions instead: 17 s for the first release at that ε)
+    assert dlap_table._floors(1, 500_000, 1) == [0, 0, (1 << 64) - 1, (1 << 64) - 1]
+    assert dlap_inversion(1, 500_000)[0].floors.tolist() == [0, 0, (1 << 64) - 1, (1 << 64) - 1]
 
 
 def test_tie_with_a_threshold_is_resolved_by_the_next_words() -> None:

@@ -14,7 +14,7 @@ arithmetic (directed rounding), so every ``floor(2**64 C)`` in the table is cert
 from __future__ import annotations
 
 import math
-from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+from decimal import ROUND_CEILING, ROUND_FLOOR, Context, Decimal
 from fractions import Fraction
 from functools import lru_cache
 
@@ -56,11 +56,16 @@ def _bounds(t: int, s: int, m_tail: int):
 
 
 def _floors(t: int, s: int, m_tail: int) -> list[int | None]:
-    """``floor(2**64 C_j)`` from directed-rounding decimal products (None if undecided)."""
+    """``floor(2**64 C_j)`` from directed-rounding decimal products (None if undecided).
+
+    ``p = exp(-s/t)`` is bounded as :func:`~.inversion.exp_bounds` bounds it, but kept in
+    decimal: its bounds as fractions have ``s/t · log2(10)``-bit denominators at large
+    ``s/t`` (the ``(1 - p^m)``-side thresholds of ε = 10**6 took seconds of big-integer
+    arithmetic). Every ``C_j < 1`` (``p > 0``), so ``floor(2**64 C_j) <= 2**64 - 1``
+    whatever the upper bound's rounding says.
+    """
     down, up = context(_DIGITS, ROUND_FLOOR), context(_DIGITS, ROUND_CEILING)
-    e_lo, e_hi = exp_bounds(-Fraction(s, t), _DIGITS + 5)
-    p_lo = down.divide(Decimal(e_lo.numerator), Decimal(e_lo.denominator))
-    p_hi = up.divide(Decimal(e_hi.numerator), Decimal(e_hi.denominator))
+    p_lo, p_hi = _exp_neg_bounds(Fraction(s, t), _DIGITS + 5, down, up)
     one_lo, one_hi = down.add(1, p_lo), up.add(1, p_hi)
     two64 = Decimal(1 << 64)
     pm_lo, pm_hi = Decimal(1), Decimal(1)
@@ -69,12 +74,27 @@ def _floors(t: int, s: int, m_tail: int) -> list[int | None]:
         pm_lo, pm_hi = down.multiply(pm_lo, p_lo), up.multiply(pm_hi, p_hi)
         q.append((down.divide(pm_lo, one_hi), up.divide(pm_hi, one_lo)))
     cdf = [q[m - 1] for m in range(m_tail + 1, 0, -1)]
-    cdf += [(up.subtract(1, hi), down.subtract(1, lo)) for lo, hi in q]
+    cdf += [(down.subtract(1, hi), up.subtract(1, lo)) for lo, hi in q]
     out: list[int | None] = []
     for lo, hi in cdf:
-        a, b = int(down.multiply(lo, two64)), int(down.multiply(hi, two64))
-        out.append(a if a == b and a < 1 << 64 else None)
+        a = int(down.multiply(lo, two64))
+        b = min(int(down.multiply(hi, two64)), (1 << 64) - 1)
+        out.append(a if a == b else None)
     return out
+
+
+def _exp_neg_bounds(
+    x: Fraction, digits: int, down: Context, up: Context
+) -> tuple[Decimal, Decimal]:
+    """``exp(-x)`` bounded as :func:`~.inversion.exp_bounds` does at ``digits``, then rounded
+    outwards by ``down`` / ``up`` (decimal throughout: no big fractions)."""
+    num, den = Decimal(-x.numerator), Decimal(x.denominator)
+    ctx = context(digits)
+    e_lo = ctx.exp(context(digits, ROUND_FLOOR).divide(num, den))
+    e_hi = ctx.exp(context(digits, ROUND_CEILING).divide(num, den))
+    nines = Decimal((0, (9,) * (digits - 2), -(digits - 2)))  # 1 - 10**(2 - digits), exactly
+    ones = Decimal((0, (1,) + (0,) * (digits - 3) + (1,), -(digits - 2)))  # 1 + 10**(2 - digits)
+    return down.multiply(e_lo, nines), up.multiply(e_hi, ones)
 
 
 @lru_cache(maxsize=32)
