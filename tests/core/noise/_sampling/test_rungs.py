@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 from tests.helpers.distributions import assert_distribution, assert_rejected
 
-from dpatlas.core.noise._sampling.rungs import BATCH, _one_block_rate, steps_of
+from dpatlas.core.noise._sampling.inversion import build_inversion
+from dpatlas.core.noise._sampling.rungs import BATCH, _Blocks, _one_block_rate, steps_of
 from dpatlas.core.noise.local.ladder import ladder_mechanism, sample_ladder_rungs, step_scale
 from dpatlas.core.noise.local.ladder_exact import ladder_probabilities
 from dpatlas.core.rng import get_source
@@ -44,6 +45,20 @@ def test_block_path_is_taken_and_exact(ladder: list[int], gs: int, eps: float) -
     assert_distribution(rungs, pmf=rung_pmf(ladder, gs, eps))
     # and the same test rejects the law of a 30% different ε
     assert_rejected(rungs, pmf=rung_pmf(ladder, gs, eps * 1.3))
+
+
+@pytest.mark.parametrize(("ladder", "gs"), [(lad, gs) for lad, gs, _ in JUMPS])
+@pytest.mark.parametrize("eps", [0.01, 1.0, 5.0, 100.0, 1e4])
+def test_fixed_point_floors_are_the_thresholds_floors(
+    ladder: list[int], gs: int, eps: float
+) -> None:
+    # the block table is first settled in 256-bit fixed point (seconds of 2**-(kλ)-sized
+    # fractions at ε = 10**6 otherwise); it must be the table the exact bounds give
+    blocks = _Blocks(steps_of(np.array(ladder), gs), step_scale(eps))
+    count = blocks.inversion.floors.size
+    slow = build_inversion(blocks._threshold, count)
+    assert blocks.inversion.floors.tolist() == slow.floors.tolist()
+    assert [blocks._first_floor(j) for j in range(count)] == slow.floors.tolist()
 
 
 def test_a_huge_epsilon_on_a_jumping_ladder_needs_bounded_memory() -> None:

@@ -53,6 +53,7 @@ SINGLETONS = 64
 _MIN_RATE = 1 / 64
 _LN2_UP = Fraction(6932, 10000)  # > ln 2
 _LOG2E_UP = Fraction(14427, 10000)  # > log2(e): e^-x >= 2^-ceil(x · 1.4427)
+_FIXED = 256  # bits of the fixed point that settles the thresholds first
 
 
 def geometric(src: RandomSource, size: int, ts: tuple[int, int]) -> np.ndarray:
@@ -118,7 +119,8 @@ class _Blocks:
         self.weights = [int(v) for v in steps[: self.head]]
         self._cache: dict[int, list[tuple[Fraction, Fraction]]] = {}
         count = self.head + (1 if self.top else 0)
-        self.inversion = build_inversion(self._threshold, count - 1)
+        floors = [self._first_floor(j) for j in range(count - 1)]
+        self.inversion = build_inversion(self._threshold, count - 1, floors=floors)
         self.p_geometric_inside = 1 - math.exp(-float(self.lam) * self.width)
 
     def _power(self, k: int, factor: int, bits: int) -> tuple[Fraction, Fraction]:
@@ -155,6 +157,29 @@ class _Blocks:
         if low_out == 0 and high_out > 0:  # negligible, but not 0: keep C_j strictly below 1
             low_out = self._floor(j + 1)
         return low_in / (low_in + high_out), high_in / (high_in + low_out)
+
+    def _first_floor(self, j: int) -> int | None:
+        """``floor(2**64 C_j)`` from the ``bits = 128`` terms in fixed point, or None if unsure.
+
+        The same bounds as :meth:`_threshold`, each term rounded outwards to a multiple of
+        ``2**-256`` (``x / (x + y)`` grows with ``x`` and falls with ``y``), except that the
+        positive lower bound :meth:`_floor` puts on a negligible rest is not formed (a fraction
+        of ``kλ log2 e`` bits: seconds at ε = 10**6): all it decides is that ``C_j < 1``, so
+        the floor is at most ``2**64 - 1``. The floor is an integer of ``C_j`` alone, so this
+        is the table :func:`~.inversion.build_inversion` would resolve from :meth:`_threshold`.
+        """
+        terms = self._terms(128)
+        low = [(lo.numerator << _FIXED) // lo.denominator for lo, _ in terms]
+        high = [-((-hi.numerator << _FIXED) // hi.denominator) for _, hi in terms]
+        low_in, high_in = sum(low[: j + 1]), sum(high[: j + 1])
+        low_out, high_out = sum(low[j + 1 :]), sum(high[j + 1 :])
+        if low_in + high_out == 0 or high_in + low_out == 0:
+            return None
+        a = (low_in << 64) // (low_in + high_out)
+        b = (high_in << 64) // (high_in + low_out)
+        if high_out > 0:  # a later block weighs > 0 (its upper bound does): C_j < 1
+            b = min(b, (1 << 64) - 1)
+        return min(a, (1 << 64) - 1) if a == b else None
 
     def _floor(self, block: int) -> Fraction:
         """A positive lower bound on the weight of the first non-empty block from ``block`` on.
