@@ -7,9 +7,10 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from tests.helpers.sources import ScriptedSource
+from tests.helpers.sources import CountingSource, ScriptedSource
 
 from dpatlas.core.noise._sampling.bernoulli import _in_pieces, bernoulli_exp_neg, bernoulli_fraction
+from dpatlas.core.noise._sampling.dlap import _below_is_zero
 from dpatlas.core.noise._sampling.inversion import (
     build_inversion,
     exp_bounds,
@@ -54,6 +55,28 @@ def test_one_piece_each_draws_what_the_pieces_path_draws() -> None:
         got = bernoulli_exp_neg(fast, est, exact)
         assert got.tolist() == _in_pieces(slow, est, err, exact, np.ones(est.size, int)).tolist()
         assert fast.words(1).tolist() == slow.words(1).tolist()
+
+
+BOUNDS = [*range(2, 40), 2**20, 3 * 2**20, 2**40 - 1, 2**62, 2**63 + 1, 2**64 - 1]
+
+
+@pytest.mark.parametrize("k", BOUNDS)
+def test_below_is_zero_is_below_equal_zero_from_the_same_words(k: int) -> None:
+    # the exp(-1) coins test k | w by multiplying with an inverse, not below(k) == 0
+    fast, slow = CountingSource(k), CountingSource(k)
+    assert _below_is_zero(fast, k, 5000).tolist() == (slow.below(k, size=5000) == 0).tolist()
+    assert fast.drawn == slow.drawn
+    limit = ((1 << 64) - 1) // k * k
+    words = [0, 1, k - 1, k % (1 << 64), 2 * k % (1 << 64), limit - k, limit - 1, (1 << 63) + 1]
+    words = [w for w in words if w < limit]
+    assert _below_is_zero(ScriptedSource(words), k, len(words)).tolist() == [
+        w % k == 0 for w in words
+    ]
+    # a word at or above the limit is drawn again, as below() does
+    for after, expected in [(0, True), (1, False)]:
+        src = ScriptedSource([(1 << 64) - 1, after])
+        assert _below_is_zero(src, k, 1).tolist() == [expected]
+        assert src.drawn == 2
 
 
 def test_bernoulli_fraction_tie_is_settled_by_further_words() -> None:
