@@ -172,3 +172,20 @@ def test_written_whole_keeps_the_mode_and_replaces_the_file_a_link_points_to(tmp
     assert link.is_symlink()
     assert target.read_text() == "new"
     assert target.stat().st_mode & 0o777 == 0o640
+
+
+def test_written_whole_refuses_a_read_only_file_before_writing(tmp_path, monkeypatch):
+    """The swap replaced a read-only file (open(path, "wb") refused it before the swap)."""
+    import os
+
+    from dpatlas.core.files import written_whole
+
+    target = tmp_path / "kept.txt"
+    target.write_text("kept")
+    real = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode: False if Path(p) == target else real(p, mode))
+    refused = pytest.raises(PermissionError, match=r"kept\.txt exists and is read-only; make it")
+    with refused, written_whole(target) as partial:
+        partial.write_text("new")
+    assert target.read_text() == "kept"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kept.txt"]

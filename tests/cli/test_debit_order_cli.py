@@ -117,6 +117,30 @@ def test_debit_left_reports_every_spend_of_the_command_and_records_the_files_bes
     assert [row.products for row in rows] == [(str(tmp_path / "map.gpkg"),)] * 2
 
 
+def test_debit_left_says_once_that_the_files_could_not_be_recorded(tmp_path, monkeypatch):
+    """With two debited budgets whose ledger refuses the files, the note was added per budget."""
+    from dpatlas.cli._common import Debit, Output, debit_left
+    from dpatlas.core import discrete_laplace
+
+    ledger = tmp_path / "ledger.sqlite"
+    a = Budget.open(ledger, dataset="a", epsilon=1.0)
+    b = Budget.open(ledger, dataset="b", epsilon=1.0)
+    for budget in (a, b):
+        discrete_laplace(3, sensitivity=1, epsilon=0.5, budget=budget, rng=0)
+
+    def refuse(self, spend, paths):
+        raise ValueError("the ledger is read-only")
+
+    monkeypatch.setattr(Budget, "record_products", refuse)
+    out = Output(debits=[Debit(a, ledger, "a"), Debit(b, ledger, "b")])
+    out.files.append(tmp_path / "map.gpkg")
+    said = debit_left(out)
+    assert said.count("not recorded in the ledger") == 1
+    assert said.endswith(
+        f"written: {tmp_path / 'map.gpkg'} (not recorded in the ledger: the ledger is read-only)"
+    )
+
+
 @pytest.fixture
 def demo_words():
     """``dpatlas demo`` seeded and quiet, plotting without a display."""
@@ -165,6 +189,46 @@ def test_a_demo_failing_after_several_debits_says_what_they_cost_together(
     rows = Budget.open(ledger, dataset="snow-cholera-deaths-1854").history
     assert [len(row.products) for row in rows] == [3] * k  # each map's own three files only
     assert Budget.open(ledger, dataset="les-miserables").history == ()
+
+
+def test_a_demo_failing_on_a_maps_second_product_lists_the_first_as_written(
+    cli, tmp_path, monkeypatch, demo_words
+):
+    """The three products of a map were noted together after the last: a failure on the
+    GeoPackage left the PNG on disk but out of the message."""
+    from dpatlas.spatial.products.result import Heatmap
+
+    real = Heatmap.to_file
+
+    def png_only(self, path, **kwargs):
+        if Path(path).suffix != ".png":
+            _disk_full()
+        return real(self, path, **kwargs)
+
+    monkeypatch.setattr(Heatmap, "to_file", png_only)
+    res = cli(*demo_words, "--out", tmp_path)
+    assert res.code == 3, res.err
+    assert res.err.endswith(f"written: {tmp_path / 'heatmap.png'}\n"), res.err
+    assert (tmp_path / "heatmap.png").is_file()
+
+
+def test_a_demo_failing_on_the_triangle_json_lists_the_triangle_report_as_written(
+    cli, tmp_path, monkeypatch, demo_words
+):
+    import dpatlas.cli.demo
+
+    real = dpatlas.cli.demo._write_text
+
+    def text_only(path, text):
+        if Path(path).suffix == ".json":
+            _disk_full()
+        real(path, text)
+
+    monkeypatch.setattr(dpatlas.cli.demo, "_write_text", text_only)
+    res = cli(*demo_words, "--out", tmp_path)
+    assert res.code == 3, res.err
+    assert res.err.endswith(f"{tmp_path / 'triangles.txt'}\n"), res.err
+    assert "'les-miserables'" in res.err
 
 
 SWAPPED = (

@@ -393,14 +393,14 @@ def debit_left(out: Output) -> str | None:
     written = ", ".join(map(str, out.files)) or "no file"
     listed = {p for debit in debited for s in _rows(debit.budget) for p in s.products}
     missing = [p for p in out.files if str(p.resolve()) not in listed]
-    parts = []
+    parts, unrecorded = [], []
     for debit in debited:
         budget = debit.budget
         try:
             for spend in budget.made_here if missing else ():
                 budget.record_products(spend, missing)
         except (LedgerError, ValueError) as exc:
-            written += f" (not recorded in the ledger: {exc})"
+            unrecorded.append(str(exc))
         spent = budget.spent_here
         parts.append(
             f"dataset {debit.dataset!r} in {debit.ledger} (epsilon={spent.epsilon:g}, "
@@ -412,6 +412,8 @@ def debit_left(out: Output) -> str | None:
         if spends == 1
         else f"the {spends} releases were made and stay"
     )
+    if unrecorded:
+        written += f" (not recorded in the ledger: {'; '.join(dict.fromkeys(unrecorded))})"
     return (
         f"{made} debited from {' and '.join(parts)}; releasing again costs as much again; "
         f"written: {written}"

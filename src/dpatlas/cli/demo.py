@@ -104,13 +104,11 @@ def _heatmaps(data: Path, out: Path, budget: Budget, rng: RngLike, result: DemoR
         hm = hm.nonnegative()
         name = "heatmap" if method == "uniform" else f"heatmap-{method}"
         context = {"streets": streets, "pumps": pumps}
-        written = [
-            hm.to_file(
-                out / f"{name}{suffix}", **({} if suffix == ".gpkg" else {"context": context})
-            )
-            for suffix in (".png", ".gpkg", ".html")  # one release, three products
-        ]
-        result.wrote(*written)
+        written = []
+        for suffix in (".png", ".gpkg", ".html"):  # one release, three products
+            kwargs = {} if suffix == ".gpkg" else {"context": context}
+            written.append(hm.to_file(out / f"{name}{suffix}", **kwargs))
+            result.wrote(written[-1])  # noted at once: a later failure still lists it
         budget.record_products(budget.made_here[-1], written)
         maps.append(hm)
         total = max(round(float(hm.release.value.sum())), 0)  # the release's own total
@@ -145,6 +143,7 @@ def _triangles(
     source = "Les Misérables (77 characters)"
     lines = report(release, STATISTICS["triangles"], exact=exact, source=source)
     _write_text(out / "triangles.txt", "\n".join(lines) + "\n")
+    result.wrote(out / "triangles.txt")
     interval = release_interval(release)
     payload = {
         "value": release.value,
@@ -158,7 +157,7 @@ def _triangles(
         "release": release.to_dict(),
     }
     _write_text(out / "triangles.json", json.dumps(payload, indent=2, default=str) + "\n")
-    result.wrote(out / "triangles.txt", out / "triangles.json")
+    result.wrote(out / "triangles.json")
     budget.record_products(budget.made_here[-1], [out / "triangles.txt", out / "triangles.json"])
     try:
         triangle_count(graph, epsilon=0.5, budget=budget, rng=rng)

@@ -29,7 +29,11 @@ def written_whole(path: str | Path) -> Iterator[Path]:
     ``path`` in one step (``os.replace``, atomic on one file system); then the folder is
     synced. When the block raises, the temporary file is deleted and ``path`` is untouched.
     A symbolic link at ``path`` keeps pointing where it did: the file it points to is
-    replaced.
+    replaced. An existing ``path`` that is read-only is refused (``PermissionError``) before
+    anything is written: a swap could replace it, but write protection is a choice to respect.
+    While it is written, the temporary file has the mode the writer gives a new file (under
+    the usual umask, readable by others); a file kept private by its mode (0600) is best
+    written in a private folder.
 
     Examples
     --------
@@ -52,6 +56,10 @@ def written_whole(path: str | Path) -> Iterator[Path]:
     target = Path(path)
     if target.is_symlink():
         target = Path(os.path.realpath(target))
+    if target.is_file() and not os.access(target, os.W_OK):
+        raise PermissionError(
+            f"{path} exists and is read-only; make it writable or choose another name"
+        )
     token = f"{os.getpid()}-{secrets.token_hex(4)}"
     partial = target.with_name(f".{target.stem[:100]}.partial-{token}{target.suffix}")
     try:
