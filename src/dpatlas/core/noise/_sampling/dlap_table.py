@@ -25,6 +25,7 @@ from dpatlas.core.noise._sampling.inversion import (
     build_inversion,
     context,
     exp_bounds,
+    exp_decimals,
     sample_index,
 )
 from dpatlas.core.rng import RandomSource
@@ -88,10 +89,7 @@ def _exp_neg_bounds(
 ) -> tuple[Decimal, Decimal]:
     """``exp(-x)`` bounded as :func:`~.inversion.exp_bounds` does at ``digits``, then rounded
     outwards by ``down`` / ``up`` (decimal throughout: no big fractions)."""
-    num, den = Decimal(-x.numerator), Decimal(x.denominator)
-    ctx = context(digits)
-    e_lo = ctx.exp(context(digits, ROUND_FLOOR).divide(num, den))
-    e_hi = ctx.exp(context(digits, ROUND_CEILING).divide(num, den))
+    e_lo, e_hi = exp_decimals(-x, digits)
     nines = Decimal((0, (9,) * (digits - 2), -(digits - 2)))  # 1 - 10**(2 - digits), exactly
     ones = Decimal((0, (1,) + (0,) * (digits - 3) + (1,), -(digits - 2)))  # 1 + 10**(2 - digits)
     return down.multiply(e_lo, nines), up.multiply(e_hi, ones)

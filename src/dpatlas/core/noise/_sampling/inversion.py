@@ -50,14 +50,20 @@ def exp_bounds(x: Fraction, digits: int) -> tuple[Fraction, Fraction]:
     ``Decimal.exp`` is correctly rounded, so its result is within one unit in the last place;
     the argument is rounded down (up) first, and exp is increasing.
     """
-    num, den = Decimal(x.numerator), Decimal(x.denominator)
-    lo_arg = context(digits, ROUND_FLOOR).divide(num, den)
-    hi_arg = context(digits, ROUND_CEILING).divide(num, den)
-    ctx = context(digits)
+    e_lo, e_hi = exp_decimals(x, digits)
     margin = Fraction(1, 10 ** (digits - 2))
+    return Fraction(e_lo) * (1 - margin), Fraction(e_hi) * (1 + margin)
+
+
+def exp_decimals(x: Fraction, digits: int) -> tuple[Decimal, Decimal]:
+    """``exp`` of ``x`` rounded down and up at ``digits``: each within one unit in the last
+    place of the exact value at its end, so the margin ``10**(2 - digits)`` of
+    :func:`exp_bounds` makes them bounds."""
+    num, den = Decimal(x.numerator), Decimal(x.denominator)
+    ctx = context(digits)
     return (
-        Fraction(ctx.exp(lo_arg)) * (1 - margin),
-        Fraction(ctx.exp(hi_arg)) * (1 + margin),
+        ctx.exp(context(digits, ROUND_FLOOR).divide(num, den)),
+        ctx.exp(context(digits, ROUND_CEILING).divide(num, den)),
     )
 
 
